@@ -1,0 +1,1 @@
+"""Differential tests: the same TF-API cases run under TensorFlow and tapejax."""

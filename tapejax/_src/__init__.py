@@ -1,0 +1,1 @@
+"""Implementation of tapejax. Nothing here is public API; see the top-level modules."""

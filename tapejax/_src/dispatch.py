@@ -1,0 +1,101 @@
+"""The one op mechanism: a pure JAX function becomes a recorded, TF-semantics op.
+
+``Op`` holds the pure function; ``apply`` unwraps inputs, runs the function (jitted,
+cached per static arguments), wraps outputs in fresh Tensors and offers the call to
+every active recorder. Nothing else touches tapes. This is the per-op hot path: keep
+it free of anything that is not needed for every op.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+
+from . import recorder
+from .errors import InvalidArgumentError
+from .tensor import Tensor, wrap
+
+__all__ = ["Op", "apply", "op"]
+
+_state = recorder._state
+
+
+class Op:
+    """A named pure JAX function with the facts a tape needs about it.
+
+    Args:
+        name: TF's op type name ("MatMul", "AddV2"): used in error texts and as the key of
+            the gradient registry.
+        fn: ``fn(*arrays, **static) -> array | tuple of arrays``; must be pure and
+            traceable, with every non-array argument passed by keyword as ``static``.
+        differentiable: ``False`` for ops TF registers without a gradient (``Round``,
+            ``ArgMax``): their outputs are unconnected from their inputs, so a tape
+            returns ``None`` through them, as TF does.
+        multiple_outputs: ``fn`` returns a tuple of arrays.
+    """
+
+    __slots__ = ("name", "fn", "differentiable", "multiple_outputs", "_compiled", "_pure")
+
+    def __init__(self, name, fn, *, differentiable=True, multiple_outputs=False):
+        self.name = name
+        self.fn = fn
+        self.differentiable = differentiable
+        self.multiple_outputs = multiple_outputs
+        self._compiled = {}
+        self._pure = {}
+
+    def compiled(self, static: tuple):
+        """``fn`` with ``static`` bound, jitted: the eager path (cached per static)."""
+        try:
+            return self._compiled[static]
+        except KeyError:
+            f = self._compiled[static] = jax.jit(self.pure(static))
+            return f
+
+    def pure(self, static: tuple):
+        """``fn`` with ``static`` bound, not jitted: what lowering replays inside a trace."""
+        try:
+            return self._pure[static]
+        except KeyError:
+            f = self.fn if not static else functools.partial(self.fn, **dict(static))
+            self._pure[static] = f
+            return f
+
+    def __repr__(self) -> str:
+        return f"<Op {self.name}>"
+
+
+def apply(op: Op, args: tuple, static: tuple = ()):
+    """Runs ``op`` on ``args`` (Tensors or Python scalars) and offers it to the recorders."""
+    values = [a._value if type(a) is Tensor else a for a in args]
+    try:
+        out = op.compiled(static)(*values)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, jax.errors.JAXTypeError):
+            raise
+        raise InvalidArgumentError(None, None, f"{e} [Op:{op.name}]") from None
+    if op.multiple_outputs:
+        outs = tuple(wrap(o) for o in out)
+    else:
+        outs = (wrap(out),)
+    recs = _state.recorders
+    if recs:
+        for r in recs:
+            r.record(op, static, args, outs)
+    return outs if op.multiple_outputs else outs[0]
+
+
+def apply_unrecorded(op: Op, args: tuple, static: tuple = ()):
+    """Runs ``op`` with no recorder seeing it (``stop_gradient`` and friends)."""
+    with recorder.paused():
+        return apply(op, args, static)
+
+
+def op(name, *, differentiable=True, multiple_outputs=False):
+    """Decorator: ``@op("Sin") def sin(x): return jnp.sin(x)`` makes an ``Op``."""
+
+    def deco(fn):
+        return Op(name, fn, differentiable=differentiable, multiple_outputs=multiple_outputs)
+
+    return deco

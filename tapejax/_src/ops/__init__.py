@@ -1,0 +1,1 @@
+"""TF-semantics op definitions: pure JAX functions behind ``dispatch.Op``."""

@@ -1,0 +1,543 @@
+"""``GradientTape``: TF's recording API over the recorder stack, with TF's exact rules.
+
+A tape's recording (``_Trace``) is a list of nodes plus a dict of the tensor ids it
+watches or produced. ``gradient``/``jacobian``/``batch_jacobian`` hand the recording to
+``lowering`` and apply the resulting program as an op, so an enclosing tape records it.
+TF's texts for errors and warnings are kept verbatim (including its typos) because
+ported code and its users search for them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import logging
+import sys
+
+import jax.numpy as jnp
+
+from . import dispatch, lowering, nest, recorder
+from .dtypes import from_array_dtype
+from .errors import InvalidArgumentError
+from .tensor import Tensor, convert_to_tensor, wrap
+
+__all__ = ["GradientTape", "UnconnectedGradients"]
+
+logger = logging.getLogger("tapejax")
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradient`` returns for a source with no path to the target (``tf.UnconnectedGradients``)."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _unconnected_mode(value) -> UnconnectedGradients:
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}") from None
+
+
+# -- log_first_n keyed on the user's call site, as TF's tf_logging does -------------------
+
+_log_counts: dict = {}
+_THIS_PACKAGE = __name__.rsplit(".", 2)[0]
+
+
+def _caller_site():
+    f = sys._getframe(1)
+    while f is not None and f.f_globals.get("__name__", "").startswith(_THIS_PACKAGE):
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno) if f is not None else None
+
+
+def _warn_first_n(message: str, n: int) -> None:
+    key = (message, _caller_site())
+    count = _log_counts.get(key, 0)
+    if count < n:
+        _log_counts[key] = count + 1
+        logger.warning(message)
+
+
+_PERSISTENT_IN_CONTEXT = (
+    "Calling GradientTape.gradient on a persistent tape inside its context is significantly "
+    "less efficient than calling it outside the context (it causes the gradient ops to be "
+    "recorded on the tape, leading to increased CPU and memory usage). Only call "
+    "GradientTape.gradient inside the context if you actually want to trace the gradient in "
+    "order to compute higher order derivatives."
+)
+_CONSUMED = (
+    "A non-persistent GradientTape can only be used to compute one set of gradients "
+    "(or jacobians)"
+)
+
+
+class _Trace:
+    """One tape's recording. It is a recorder: ``record`` is called for every op."""
+
+    __slots__ = ("nodes", "live", "var_reads", "watched_vars", "watch_accessed", "__weakref__")
+
+    def __init__(self, watch_accessed: bool):
+        self.nodes: list = []
+        # id -> (node index, output position) for produced tensors, None for watched leaves.
+        self.live: dict = {}
+        self.var_reads: dict = {}  # variable id -> [read Tensors]
+        self.watched_vars: dict = {}  # variable id -> Variable
+        self.watch_accessed = watch_accessed
+
+    def record(self, op, static, args, outs):
+        live = self.live
+        for a in args:
+            if type(a) is Tensor and a._id in live:
+                break
+        else:
+            return
+        idx = len(self.nodes)
+        self.nodes.append((op, static, args, outs))
+        for pos, o in enumerate(outs):
+            live[o._id] = (idx, pos)
+
+    def variable_read(self, var, tensor):
+        vid = var._id
+        if vid in self.watched_vars or (self.watch_accessed and var.trainable):
+            self.watched_vars[vid] = var
+            reads = self.var_reads.get(vid)
+            if reads is None:
+                self.var_reads[vid] = [tensor]
+            else:
+                reads.append(tensor)
+            self.live[tensor._id] = None
+
+    def variable_accessed(self, var):
+        if self.watch_accessed and var.trainable:
+            self.watched_vars[var._id] = var
+
+    def watch_tensor(self, t):
+        if t._id not in self.live:
+            self.live[t._id] = None
+
+    def watch_variable(self, var):
+        self.watched_vars[var._id] = var
+
+
+def _is_var(x) -> bool:
+    return getattr(x, "_is_variable", False)
+
+
+def _check_watchable(leaf):
+    if not (isinstance(leaf, Tensor) or _is_var(leaf)):
+        raise ValueError(
+            f"Passed in object {leaf} of type {type(leaf).__name__!r}, not tf.Tensor or "
+            "tf.Variable or ExtensionType."
+        )
+
+
+def _check_target_or_source(x, attr: str):
+    if isinstance(x, Tensor) or _is_var(x):
+        return
+    if x is None:
+        raise TypeError("Cannot convert the argument `type_value`: None to a TensorFlow DType.")
+    if attr == "_id" and isinstance(x, (int, float, complex, bool)):
+        attr = "dtype"
+    module = type(x).__module__
+    name = type(x).__name__ if module == "builtins" else f"{module}.{type(x).__name__}"
+    raise AttributeError(f"'{name}' object has no attribute '{attr}'")
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (``tf.GradientTape``).
+
+    Ops run inside the ``with`` block whose inputs are watched (explicitly, or trainable
+    Variables read while the tape is active) are recorded; ``gradient`` then computes the
+    gradient of the (summed) targets with one compiled XLA program per trace structure.
+
+    Args:
+      persistent: allow more than one ``gradient``/``jacobian`` call.
+      watch_accessed_variables: watch trainable Variables automatically when read.
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.constant(3.0)
+        >>> with tf.GradientTape() as g:
+        ...     g.watch(x)
+        ...     y = x * x
+        >>> float(g.gradient(y, x))
+        6.0
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self._tape = None
+        self._persistent = persistent
+        self._watch_accessed_variables = watch_accessed_variables
+        self._recording = False
+        self._watched_variables = ()
+
+    # -- context ---------------------------------------------------------------------
+
+    def __enter__(self):
+        self._push_tape()
+        return self
+
+    def __exit__(self, typ, value, traceback):
+        if self._recording:
+            self._pop_tape()
+
+    def _push_tape(self):
+        if self._recording:
+            raise ValueError(
+                "Tape is still recording, This can happen if you try to re-enter an "
+                "already-active tape."
+            )
+        if self._tape is None:
+            self._tape = _Trace(self._watch_accessed_variables)
+        recorder.push(self._tape)
+        self._recording = True
+
+    def _pop_tape(self):
+        if not self._recording:
+            raise ValueError("Tape is not recording.")
+        recorder.remove(self._tape)
+        self._recording = False
+
+    # -- watching ----------------------------------------------------------------------
+
+    def watch(self, tensor):
+        """Ensures that ``tensor`` (any nested structure of Tensors/Variables) is traced."""
+        leaves = nest.flatten(tensor)
+        for leaf in leaves:
+            _check_watchable(leaf)
+        for leaf in leaves:
+            dtype = leaf.dtype
+            if not dtype.is_differentiable:
+                _warn_first_n(
+                    f"The dtype of the watched tensor must be floating (e.g. tf.float32), "
+                    f"got {dtype!r}",
+                    5,
+                )
+            if self._tape is None:
+                raise AttributeError(
+                    "'NoneType' object has no attribute '_tape' (tapejax: watch() was called on "
+                    "a GradientTape that was never entered; call it inside `with tape:`)"
+                )
+            if not self._recording:
+                continue  # TF: a watch between two `with` blocks has no effect
+            if _is_var(leaf):
+                self._tape.watch_variable(leaf)
+            else:
+                self._tape.watch_tensor(leaf)
+
+    def watched_variables(self) -> tuple:
+        """The Variables watched by this tape, in creation order."""
+        if self._tape is not None:
+            self._watched_variables = tuple(
+                sorted(self._tape.watched_vars.values(), key=lambda v: v._id)
+            )
+        return self._watched_variables
+
+    @contextlib.contextmanager
+    def stop_recording(self):
+        """Temporarily stops recording on this tape only (other tapes keep recording)."""
+        if self._tape is None:
+            raise RuntimeError("Trying to stop recording a tape which is not recording.")
+        self._pop_tape()
+        try:
+            yield
+        finally:
+            self._push_tape()
+
+    def reset(self):
+        """Clears everything recorded and watched; must be called while recording."""
+        self._pop_tape()
+        self._tape = None
+        self._push_tape()
+
+    # -- derivatives --------------------------------------------------------------------
+
+    def _begin_derivative(self, consumed_message: str = _CONSUMED):
+        if self._tape is None:
+            raise RuntimeError(consumed_message)
+        if self._recording:
+            if not self._persistent:
+                self._pop_tape()
+            else:
+                _warn_first_n(_PERSISTENT_IN_CONTEXT, 1)
+        trace = self._tape
+        if not self._persistent:
+            self._watched_variables = self.watched_variables()
+            self._tape = None
+        return trace
+
+    def gradient(
+        self,
+        target,
+        sources,
+        output_gradients=None,
+        unconnected_gradients=UnconnectedGradients.NONE,
+    ):
+        """Computes the gradient of ``target`` (summed) with respect to ``sources``.
+
+        Args:
+          target: a Tensor/Variable or nested structure of them; all are summed.
+          sources: a Tensor/Variable or nested structure of them.
+          output_gradients: upstream gradients, one per flattened target.
+          unconnected_gradients: ``'none'`` (``None`` for unconnected sources) or
+            ``'zero'`` (zeros of the source's shape and dtype).
+
+        Returns:
+          The gradients, in the structure of ``sources``.
+
+        Raises:
+          RuntimeError: a non-persistent tape is used a second time.
+          TypeError: ``target`` is None.
+          ValueError: unknown ``unconnected_gradients``.
+        """
+        trace = self._begin_derivative()
+        if target is None:
+            raise TypeError(
+                "Argument `target` should be a list or nested structure of Tensors, Variables "
+                "or CompositeTensors to be differentiated, but received None."
+            )
+        flat_targets = nest.flatten(target)
+        for t in flat_targets:
+            _check_target_or_source(t, "dtype")
+        flat_sources = nest.flatten(sources)
+        for s in flat_sources:
+            _check_target_or_source(s, "_id")
+        flat_out_grads = None
+        if output_gradients is not None:
+            flat_out_grads = [convert_to_tensor(g) for g in nest.flatten(output_gradients)]
+        mode = _unconnected_mode(unconnected_gradients)
+
+        unique, positions = _unique_sources(flat_sources)
+        grads = _gradient(trace, flat_targets, unique, flat_out_grads)
+        flat = [_finish(grads[p], flat_sources[i], mode) for i, p in enumerate(positions)]
+        return nest.pack_sequence_as(sources, flat)
+
+    def jacobian(
+        self,
+        target,
+        sources,
+        unconnected_gradients=UnconnectedGradients.NONE,
+        parallel_iterations=None,
+        experimental_use_pfor=True,
+    ):
+        """The Jacobian of ``target`` w.r.t. each source: shape ``target.shape + source.shape``.
+
+        Computed by one compiled program (a vmap of VJPs, or of JVPs when the sources are
+        smaller than the target) that is cached across calls: repeated calls never retrace.
+        ``parallel_iterations`` bounds how many rows are computed at once; it never changes
+        results.
+        """
+        if self._tape is None:
+            raise RuntimeError(_CONSUMED)
+        target_shape = target.shape  # a list target: AttributeError, as in TF
+        _check_parallel_iterations(parallel_iterations, "jacobian")
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError(
+                "GradientTape must be created with persistent=True to compute the jacobian "
+                "with eager execution enabled and with  experimental_use_pfor set to False."
+            )
+        trace = self._begin_derivative()
+        flat_sources = nest.flatten(sources)
+        for s in flat_sources:
+            _check_target_or_source(s, "_id")
+        mode = _unconnected_mode(unconnected_gradients)
+        unique, positions = _unique_sources(flat_sources)
+        jac = _jacobian(trace, target, unique, parallel_iterations)
+        flat = []
+        for i, p in enumerate(positions):
+            j = jac[p]
+            if j is None and mode is UnconnectedGradients.ZERO:
+                s = flat_sources[i]
+                j = wrap(jnp.zeros(tuple(target_shape) + tuple(s.shape), s._value.dtype))
+            flat.append(j)
+        return nest.pack_sequence_as(sources, flat)
+
+    def batch_jacobian(
+        self,
+        target,
+        source,
+        unconnected_gradients=UnconnectedGradients.NONE,
+        parallel_iterations=None,
+        experimental_use_pfor=True,
+    ):
+        """Per-example Jacobians: ``d(sum_b target[b, y...]) / d source[i, x...]``.
+
+        Exactly TF's semantics, shape ``(batch,) + target.shape[1:] + source.shape[1:]``;
+        unconnected sources give zeros (TF ignores ``unconnected_gradients`` here).
+        """
+        if self._tape is None:
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used tocompute one set of gradients "
+                "(or jacobians)"
+            )
+        target_shape = target.shape
+        source_shape = source.shape
+        target_shape.with_rank_at_least(2)
+        source_shape.with_rank_at_least(2)
+        if target_shape[0] != source_shape[0]:
+            raise ValueError(
+                f"Need first dimension of target shape ({target_shape}) and source shape "
+                f"({source_shape}) to match."
+            )
+        _unconnected_mode(unconnected_gradients)
+        _check_parallel_iterations(parallel_iterations, "batch_jacobian")
+        rows = target_shape.num_elements() // max(target_shape[0], 1) if target_shape[0] else 0
+        if not experimental_use_pfor and not self._persistent:
+            raise RuntimeError(
+                "GradientTape must be created with persistent=True to compute the batch_jacobian "
+                "with eager execution enabled and  with experimental_use_pfor set to False."
+            )
+        if parallel_iterations is not None and not self._persistent and parallel_iterations < rows:
+            # TF's loop body runs once per chunk, and a non-persistent tape only once.
+            raise RuntimeError(
+                "GradientTape must be created with persistent=True to compute the batch_jacobian "
+                "with parallel_iterations."
+            )
+        trace = self._begin_derivative()
+        _check_target_or_source(source, "_id")
+        out = _batch_jacobian(trace, target, source, parallel_iterations)
+        if out is None:
+            out = wrap(
+                jnp.zeros(tuple(target_shape) + tuple(source_shape)[1:], target._value.dtype)
+            )
+        return out
+
+
+def _check_parallel_iterations(n, what: str):
+    if n is None:
+        return
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        cause = ValueError(
+            f"Argument `parallel_iterations` must be None or a positive integer. Received: {n}."
+        )
+    elif n == 1:
+        cause = ValueError("Found `parallel_iterations == 1`. Use `for_loop` instead.")
+    else:
+        return
+    raise ValueError(
+        f"Encountered an exception while vectorizing the {what} computation. Vectorization can "
+        "be disabled by setting experimental_use_pfor to False."
+    ) from cause
+
+
+def _unique_sources(flat_sources):
+    index: dict = {}
+    unique = []
+    positions = []
+    for s in flat_sources:
+        p = index.get(s._id)
+        if p is None:
+            p = index[s._id] = len(unique)
+            unique.append(s)
+        positions.append(p)
+    return unique, positions
+
+
+def _finish(grad, source, mode):
+    if grad is None and mode is UnconnectedGradients.ZERO:
+        return wrap(jnp.zeros(source._value.shape, source._value.dtype))
+    return grad
+
+
+def _cotangent(g, t):
+    """Checks an output gradient against its target as TF's kernels would."""
+    tv, gv = t._value, g._value
+    if not from_array_dtype(tv.dtype).is_differentiable:
+        return g
+    if tv.dtype != gv.dtype:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"cannot compute Mul as input #1(zero-based) was expected to be a "
+            f"{_tf_type_name(tv.dtype)} tensor but is a {_tf_type_name(gv.dtype)} tensor [Op:Mul]",
+        )
+    if tv.shape != gv.shape:
+        try:
+            jnp.broadcast_shapes(tv.shape, gv.shape)
+        except ValueError:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Incompatible shapes: [{','.join(map(str, gv.shape))}] vs. "
+                f"[{','.join(map(str, tv.shape))}] [Op:Mul]",
+            ) from None
+    return g
+
+
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _tf_type_name(np_dtype) -> str:
+    name = from_array_dtype(np_dtype).name
+    return _TF_TYPE_NAMES.get(name, name)
+
+
+def _gradient(trace, targets, sources, out_grads):
+    """Per unique source: a gradient Tensor or None."""
+    result = [None] * len(sources)
+    # An integer/bool source that is itself a target gets ones (TF's identity rule); any op
+    # path through integers is unconnected, which lowering decides.
+    src_index = {s._id: i for i, s in enumerate(sources)}
+    for k, t in enumerate(targets):
+        i = src_index.get(t._id)
+        if i is not None and not from_array_dtype(t._value.dtype).is_differentiable:
+            one = (
+                out_grads[k]._value
+                if out_grads is not None and k < len(out_grads)
+                else jnp.ones(t._value.shape, t._value.dtype)
+            )
+            prev = result[i]
+            result[i] = wrap(one if prev is None else prev._value + one)
+
+    if out_grads is not None:
+        if len(out_grads) < len(targets):
+            raise ValueError(
+                f"output_gradients has {len(out_grads)} entries for {len(targets)} targets; give "
+                "one per flattened target"
+            )
+        # Extra output gradients are ignored, as TF ignores them.
+        out_grads = [_cotangent(g, t) for g, t in zip(out_grads, targets)]
+    lowered = lowering.lower(trace, targets, sources, "gradient", (), out_grads)
+    if lowered is None:
+        return result
+    args = lowered.args
+    grads = dispatch.apply(lowered.op, tuple(args))
+    for si, g in zip(lowered.connected, grads):
+        result[si] = g
+    return result
+
+
+def _jacobian(trace, target, sources, parallel_iterations):
+    if not from_array_dtype(target._value.dtype).is_differentiable:
+        return [None] * len(sources)
+    target_size = int(target.shape.num_elements())
+    source_size = sum(int(s.shape.num_elements()) for s in sources)
+    complex_involved = from_array_dtype(target._value.dtype).is_complex or any(
+        from_array_dtype(s._value.dtype).is_complex for s in sources
+    )
+    mode = (
+        "fwd"
+        if source_size < target_size and parallel_iterations is None and not complex_involved
+        else "rev"
+    )
+    lowered = lowering.lower(trace, [target], sources, "jacobian", (mode, parallel_iterations))
+    result = [None] * len(sources)
+    if lowered is None:
+        return result
+    jacs = dispatch.apply(lowered.op, tuple(lowered.args))
+    for si, j in zip(lowered.connected, jacs):
+        result[si] = j
+    return result
+
+
+def _batch_jacobian(trace, target, source, parallel_iterations):
+    if not from_array_dtype(target._value.dtype).is_differentiable:
+        return None
+    lowered = lowering.lower(trace, [target], [source], "batch_jacobian", (parallel_iterations,))
+    if lowered is None:
+        return None
+    (jac,) = dispatch.apply(lowered.op, tuple(lowered.args))
+    return jac
