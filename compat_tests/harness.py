@@ -629,7 +629,7 @@ def compat_test(namespace: Mapping[str, Any]) -> Callable:
         deviation = options_of(fn).deviation
         # The id carries a marker so deviations stand out in test listings; the
         # reason itself is in the docstring and in `python -m compat_tests.record --deviations`.
-        params.append(pytest.param(fn, id=fn.__name__ + ("[deviation]" if deviation else "")))
+        params.append(pytest.param(fn, id=fn.__name__ + ("--deviation" if deviation else "")))
 
     @pytest.mark.parametrize("case_fn", params)
     def test_matches_tensorflow(case_fn):

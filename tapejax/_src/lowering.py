@@ -1,19 +1,22 @@
 """Lowering: the part of a trace between sources and targets becomes one pure JAX function.
 
 ``lower`` prunes a tape's nodes to those on a differentiable path from a source to a
-target, numbers everything canonically and returns a cached ``Op`` whose pure
-function computes the requested derivative (gradient, jacobian or batch jacobian),
-together with the arguments to call it with. Because the result is an ``Op`` applied
-through the ordinary dispatch, a derivative computed while another tape records is
-recorded like any other op: that is all nesting is.
+target, numbers everything canonically and returns a cached ``Op`` whose pure function
+computes the requested derivative (gradient, jacobian or batch jacobian), with the
+arguments to call it with. Because the result is applied as an ordinary op, a
+derivative computed while another tape records is recorded like any other op: that is
+all nesting is.
+
+The program back-propagates node by node from the *recorded* inputs of each node (the
+tape's saved tensors, passed as arguments), as TF's tape does, instead of re-running
+the forward pass: each node's ``jax.vjp`` needs only its own inputs, and XLA drops the
+forward work it does not need. The whole backward is still one XLA program.
 
 Invariants:
   * the cache key holds the trace's structure (ops, static arguments, wiring, avals),
-    never values: values of captured tensors are *arguments*, so a training loop
-    compiles once;
-  * sources are differentiated through zero-valued "deltas" added to every leaf that
-    stands for them (each read of a Variable, an intermediate tensor's producer output),
-    so the gradient of a source is the sum over its leaves by construction;
+    never values: values are *arguments*, so a training loop compiles once;
+  * the gradient of a source is the sum of the cotangents reaching each tensor that
+    stands for it (the source itself, or each read of a Variable);
   * complex gradients follow TF's convention, the conjugate of JAX's.
 
 This module never records anything itself and never looks at a value.
@@ -54,12 +57,12 @@ def clear_cache() -> None:
 class Lowered:
     """What ``lower`` found: the cached program, its arguments, and who is connected."""
 
-    __slots__ = ("op", "args", "connected", "target_connected", "n_targets")
+    __slots__ = ("op", "args", "connected", "target_connected")
 
     def __init__(self, op, args, connected, target_connected):
         self.op = op
         self.args = args
-        self.connected = connected  # source indices that get a derivative, in delta order
+        self.connected = connected  # indices of the sources that get a derivative, in order
         self.target_connected = target_connected  # per flat target: on a differentiable path
 
 
@@ -90,32 +93,16 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
     live = trace.live
     nodes = trace.nodes
 
+    # Leaves in a canonical order (source order, then read order): the cache key and the
+    # argument order must not depend on set iteration order.
     leaf_src: dict = {}
-    leaf_tensor: dict = {}
     for si, s in enumerate(sources):
         leaf_src[s._id] = si
         if _is_var(s):
             for t in trace.var_reads.get(s._id, ()):
                 leaf_src[t._id] = si
-                leaf_tensor[t._id] = t
-        else:
-            leaf_tensor[s._id] = s
 
-    target_ids = []
-    stack = []
-    for t in targets:
-        tid = t._id
-        if _is_var(t):
-            if tid in leaf_src:
-                leaf_tensor[tid] = Tensor(t._value)
-            if t._value.dtype in DIFF_DTYPES:
-                stack.append(tid)
-        elif t._value.dtype in DIFF_DTYPES:
-            stack.append(tid)
-        target_ids.append(tid)
-    for s in sources:  # a Variable source's handle stands for its value when it is a target
-        if _is_var(s) and s._id not in leaf_tensor:
-            leaf_tensor[s._id] = None
+    stack = [t._id for t in targets if t._value.dtype in DIFF_DTYPES]
 
     # Backwards from the targets, through differentiable edges only (TF gives None
     # through integer paths and ops registered without a gradient).
@@ -129,211 +116,272 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
         p = live.get(i)
         if p is None:
             continue
-        idx, pos = p
-        op, static, args, outs = nodes[idx]
-        if not op.differentiable:
+        idx = p[0]
+        op, _, args, _ = nodes[idx]
+        if not op.differentiable or idx in needed_nodes:
             continue
         needed_nodes.add(idx)
         for a in args:
             if type(a) is Tensor and a._value.dtype in DIFF_DTYPES:
                 stack.append(a._id)
 
-    connected_leaves = [i for i in need if i in leaf_src]
+    connected_leaves = [i for i in leaf_src if i in need]
     if not connected_leaves:
         return None
-    connected_sources = sorted({leaf_src[i] for i in connected_leaves})
-    delta_of = {si: d for d, si in enumerate(connected_sources)}
 
-    # Forwards from the connected leaves: only nodes that depend on a source are replayed;
-    # everything else they read is a captured constant (an argument, never baked in).
+    # Forwards from the connected leaves: only nodes that depend on a source are replayed.
     dep = set(connected_leaves)
     replay = []
     for idx in sorted(needed_nodes):
-        args = nodes[idx][2]
-        for a in args:
+        node = nodes[idx]
+        for a in node[2]:
             if type(a) is Tensor and a._id in dep:
-                replay.append(idx)
-                for o in nodes[idx][3]:
+                replay.append(node)
+                for o in node[3]:
                     dep.add(o._id)
                 break
-    replayed = set(replay)
 
+    slots: dict = {}
     consts: list = []
-    env: dict = {}
-    for i in connected_leaves:
-        p = live.get(i)
-        if p is not None and p[0] in replayed:
-            continue  # an intermediate source: its delta is added where it is produced
-        t = leaf_tensor.get(i)
-        if t is None:  # a Variable handle used as a target
-            continue
-        env[i] = ("c", len(consts), delta_of[leaf_src[i]])
-        consts.append(t)
-
+    const_index: dict = {}
     prog = []
-    for n, idx in enumerate(replay):
-        op, static, args, outs = nodes[idx]
+    for op, static, args, outs in replay:
         refs = []
         for a in args:
-            r = env.get(a._id) if type(a) is Tensor else None
-            if r is None:
-                r = ("c", len(consts), -1)
+            if type(a) is Tensor:
+                aid = a._id
+                k = const_index.get(aid)
+                if k is None:
+                    k = const_index[aid] = len(consts)
+                    consts.append(a)
+                if aid in dep and aid in need:
+                    s = slots.get(aid)
+                    if s is None:
+                        s = slots[aid] = len(slots)
+                else:
+                    s = -1
+            else:
+                k = len(consts)
                 consts.append(a)
-                if type(a) is Tensor:
-                    env[a._id] = r
-            refs.append(r)
-        out_deltas = []
-        for pos, o in enumerate(outs):
-            out_deltas.append(delta_of[leaf_src[o._id]] if o._id in leaf_src else -1)
-            env[o._id] = ("n", n, pos)
-        prog.append((op, static, tuple(refs), tuple(out_deltas)))
+                s = -1
+            refs.append((k, s))
+        out_slots = []
+        for o in outs:
+            oid = o._id
+            if oid in need:
+                s = slots.get(oid)
+                if s is None:
+                    s = slots[oid] = len(slots)
+                out_slots.append(s)
+            else:
+                out_slots.append(-1)
+        prog.append((op, static, tuple(refs), tuple(out_slots)))
 
-    target_refs = []
-    for tid in target_ids:
-        r = env.get(tid) if tid in need else None
-        if r is not None and r[0] == "c" and r[2] < 0:
-            r = None  # a captured constant: no path to any source
-        target_refs.append(r)
-    target_connected = [r is not None for r in target_refs]
-    if not any(target_connected):
+    target_slots = []
+    target_avals = []
+    target_connected = []
+    for t in targets:
+        tid = t._id
+        on = tid in need and tid in dep
+        target_connected.append(on)
+        if on:
+            s = slots.get(tid)
+            if s is None:
+                s = slots[tid] = len(slots)
+            target_slots.append(s)
+            target_avals.append((t._value.shape, t._value.dtype))
+    if not target_slots:
         return None
+
+    groups: dict = {}
+    for i in connected_leaves:
+        s = slots.get(i)
+        if s is not None:
+            groups.setdefault(leaf_src[i], []).append(s)
+    connected = sorted(groups)
+    source_groups = tuple(tuple(groups[si]) for si in connected)
+    source_avals = tuple((sources[si]._value.shape, sources[si]._value.dtype) for si in connected)
+
+    args = consts
     cotangent_avals = None
     if cotangents is not None:
         cts = [c for c, on in zip(cotangents, target_connected) if on]
         cotangent_avals = tuple(_aval(c) for c in cts)
-        consts_and_cts = consts + cts
-    else:
-        consts_and_cts = consts
-
-    delta_avals = []
-    for si in connected_sources:
-        s = sources[si]
-        delta_avals.append((tuple(s._value.shape), s._value.dtype))
+        args = consts + cts
 
     key = (
         kind,
         spec,
         tuple(prog),
-        tuple(target_refs),
+        tuple(target_slots),
+        tuple(target_avals),
+        source_groups,
+        source_avals,
         tuple(_aval(c) for c in consts),
-        tuple(delta_avals),
         cotangent_avals,
     )
     program = _cache.get(key)
     if program is None:
-        program = _build(kind, spec, prog, target_refs, len(consts), delta_avals, cotangent_avals)
+        program = _build(
+            kind, spec, prog, target_slots, target_avals, source_groups, source_avals,
+            len(consts), cotangent_avals is not None,
+        )
         _cache[key] = program
         if len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
-    else:
-        _cache.move_to_end(key)
-    return Lowered(program, consts_and_cts, connected_sources, target_connected)
-
-
-def _make_forward(prog, target_refs):
-    live_refs = [r for r in target_refs if r is not None]
-
-    def forward(deltas, consts):
-        vals = {}
-
-        def get(r):
-            if r[0] == "c":
-                v = consts[r[1]]
-                return v if r[2] < 0 else v + deltas[r[2]]
-            return vals[(r[1], r[2])]
-
-        for n, (op, static, refs, out_deltas) in enumerate(prog):
-            out = op.pure(static)(*[get(r) for r in refs])
-            outs = out if op.multiple_outputs else (out,)
-            for pos, o in enumerate(outs):
-                d = out_deltas[pos]
-                vals[(n, pos)] = o if d < 0 else o + deltas[d]
-        return [get(r) for r in live_refs]
-
-    return forward
-
-
-def _is_complex(dtype) -> bool:
-    return jnp.issubdtype(dtype, jnp.complexfloating)
+    return Lowered(program, args, connected, target_connected)
 
 
 def _conj(x):
-    return jnp.conj(x) if _is_complex(x.dtype) else x
+    return jnp.conj(x) if jnp.issubdtype(x.dtype, jnp.complexfloating) else x
 
 
-def _build(kind, spec, prog, target_refs, n_consts, delta_avals, cotangent_avals) -> Op:
-    forward = _make_forward(prog, target_refs)
+def _node_fn(op, static, ins, diff):
+    """``op`` as a function of its differentiable inputs only, the rest closed over."""
+    pure = op.pure(static)
 
-    def zeros():
-        return tuple(jnp.zeros(shape, dtype) for shape, dtype in delta_avals)
+    def f(*d):
+        full = list(ins)
+        for i, v in zip(diff, d):
+            full[i] = v
+        return pure(*full)
+
+    return f
+
+
+def _backprop(prog, consts, ct: dict, source_groups, source_avals):
+    """Reverse accumulation over the replayed nodes from seed cotangents ``ct`` (slot -> array)."""
+    for op, static, refs, out_slots in reversed(prog):
+        out_cts = [ct.get(s) if s >= 0 else None for s in out_slots]
+        if all(c is None for c in out_cts):
+            continue
+        diff = [i for i, (_, s) in enumerate(refs) if s >= 0]
+        ins = [consts[k] for k, _ in refs]
+        out, vjp = jax.vjp(_node_fn(op, static, ins, diff), *[ins[i] for i in diff])
+        if op.multiple_outputs:
+            seed = tuple(
+                c if c is not None else jnp.zeros(o.shape, o.dtype) for c, o in zip(out_cts, out)
+            )
+        else:
+            seed = out_cts[0]
+        for i, g in zip(diff, vjp(seed)):
+            s = refs[i][1]
+            prev = ct.get(s)
+            ct[s] = g if prev is None else prev + g
+    grads = []
+    for group, (shape, dtype) in zip(source_groups, source_avals):
+        parts = [ct[s] for s in group if s in ct]
+        g = parts[0] if parts else jnp.zeros(shape, dtype)
+        for p in parts[1:]:
+            g = g + p
+        grads.append(g)
+    return tuple(grads)
+
+
+def _forward_tangents(prog, consts, tan: dict, target_slot, target_aval):
+    """Forward accumulation over the replayed nodes from seed tangents ``tan`` (slot -> array)."""
+    for op, static, refs, out_slots in prog:
+        diff = [i for i, (_, s) in enumerate(refs) if s >= 0 and s in tan]
+        if not diff:
+            continue
+        ins = [consts[k] for k, _ in refs]
+        _, tout = jax.jvp(
+            _node_fn(op, static, ins, diff),
+            tuple(ins[i] for i in diff),
+            tuple(tan[refs[i][1]] for i in diff),
+        )
+        touts = tout if op.multiple_outputs else (tout,)
+        for s, t in zip(out_slots, touts):
+            if s >= 0:
+                prev = tan.get(s)
+                tan[s] = t if prev is None else prev + t
+    t = tan.get(target_slot)
+    return t if t is not None else jnp.zeros(*target_aval)
+
+
+def _basis(shape, dtype):
+    size = int(np.prod(shape))
+    return jnp.eye(size, dtype=dtype).reshape((size,) + tuple(shape))
+
+
+def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n_consts, has_cts):
+    def backprop(consts, ct):
+        return _backprop(prog, consts, ct, groups, source_avals)
 
     if kind == "gradient":
 
         def program(*args):
             _trace_counts[kind] += 1
-            consts, cts = args[:n_consts], args[n_consts:]
-            outs, vjp = jax.vjp(lambda d: forward(d, consts), zeros())
-            if cotangent_avals is None:
-                cts = [jnp.ones(o.shape, o.dtype) for o in outs]
-            else:
-                cts = [jnp.broadcast_to(c, o.shape).astype(o.dtype) for c, o in zip(cts, outs)]
-            (grads,) = vjp([_conj(c) for c in cts])
-            return tuple(_conj(g) for g in grads)
+            consts = args[:n_consts]
+            ct: dict = {}
+            for k, (s, (shape, dtype)) in enumerate(zip(target_slots, target_avals)):
+                if has_cts:
+                    c = jnp.broadcast_to(args[n_consts + k], shape).astype(dtype)
+                else:
+                    c = jnp.ones(shape, dtype)
+                c = _conj(c)
+                ct[s] = c if s not in ct else ct[s] + c
+            return tuple(_conj(g) for g in backprop(consts, ct))
 
     elif kind == "jacobian":
         mode, chunk = spec
+        (tslot,) = target_slots
+        (taval,) = target_avals
+        tshape, tdtype = taval
 
         def program(*consts):
             _trace_counts[kind] += 1
-
-            def f(d):
-                return forward(d, consts)[0]
-
-            d0 = zeros()
-            out_aval = jax.eval_shape(f, d0)
-            out_shape, out_dtype = out_aval.shape, out_aval.dtype
+            if int(np.prod(tshape)) == 0 or any(int(np.prod(s)) == 0 for s, _ in source_avals):
+                return tuple(jnp.zeros(tuple(tshape) + tuple(s), d) for s, d in source_avals)
             if mode == "fwd":
-                jac = jax.jacfwd(f)(d0)
-                return tuple(jac)
-            size = int(np.prod(out_shape))
-            if size == 0:
-                return tuple(jnp.zeros(out_shape + s, dt) for s, dt in delta_avals)
-            _, vjp = jax.vjp(f, d0)
-            basis = jnp.eye(size, dtype=out_dtype).reshape((size,) + out_shape)
-            if chunk is None or chunk >= size:
-                rows = jax.vmap(vjp)(basis)[0]
+                out = []
+                for group, (sshape, sdtype) in zip(groups, source_avals):
+
+                    def column(e, group=group):
+                        return _forward_tangents(prog, consts, {s: e for s in group}, tslot, taval)
+
+                    cols = jax.vmap(column)(_basis(sshape, sdtype))  # (n_src, *tshape)
+                    cols = jnp.moveaxis(cols, 0, -1).reshape(tuple(tshape) + tuple(sshape))
+                    out.append(cols)
+                return tuple(out)
+
+            def row(e):
+                return backprop(consts, {tslot: _conj(e)})
+
+            basis = _basis(tshape, tdtype)
+            if chunk is None or chunk >= basis.shape[0]:
+                rows = jax.vmap(row)(basis)
             else:
-                rows = jax.lax.map(lambda b: vjp(b)[0], basis, batch_size=chunk)
+                rows = jax.lax.map(row, basis, batch_size=chunk)
             return tuple(
-                _conj(r).reshape(out_shape + s) for r, (s, _) in zip(rows, delta_avals)
+                _conj(r).reshape(tuple(tshape) + tuple(s)) for r, (s, _) in zip(rows, source_avals)
             )
 
     elif kind == "batch_jacobian":
         (chunk,) = spec
+        (tslot,) = target_slots
+        ((tshape, tdtype),) = target_avals
+        ((sshape, sdtype),) = source_avals
+        row_shape = tuple(tshape[1:])
 
         def program(*consts):
             _trace_counts[kind] += 1
+            out_shape = (tshape[0],) + row_shape + tuple(sshape[1:])
+            if int(np.prod(tshape)) == 0 or int(np.prod(sshape)) == 0:
+                return (jnp.zeros(out_shape, sdtype),)
 
-            def f(d):
-                return jnp.sum(forward(d, consts)[0], axis=0)
+            def row(e):
+                # d(sum over the batch of target[:, row]) / d source
+                seed = jnp.broadcast_to(e, tuple(tshape))
+                return backprop(consts, {tslot: _conj(seed)})[0]
 
-            d0 = zeros()
-            out_aval = jax.eval_shape(f, d0)
-            out_shape, out_dtype = out_aval.shape, out_aval.dtype
-            (src_shape, src_dtype) = delta_avals[0]
-            size = int(np.prod(out_shape))
-            if size == 0 or int(np.prod(src_shape)) == 0:
-                return (jnp.zeros(src_shape[:1] + out_shape + src_shape[1:], src_dtype),)
-            _, vjp = jax.vjp(f, d0)
-            basis = jnp.eye(size, dtype=out_dtype).reshape((size,) + out_shape)
-            if chunk is None or chunk >= size:
-                (rows,) = jax.vmap(vjp)(basis)
+            basis = _basis(row_shape, tdtype)
+            if chunk is None or chunk >= basis.shape[0]:
+                rows = jax.vmap(row)(basis)
             else:
-                (rows,) = jax.lax.map(vjp, basis, batch_size=chunk)
-            # rows: (size, batch, x...) -> (batch, y..., x...)
-            rows = _conj(rows[0] if isinstance(rows, tuple) else rows)
-            jac = rows.reshape(out_shape + src_shape)
-            return (jnp.moveaxis(jac, len(out_shape), 0),)
+                rows = jax.lax.map(row, basis, batch_size=chunk)
+            rows = _conj(rows).reshape(row_shape + tuple(sshape))
+            return (jnp.moveaxis(rows, len(row_shape), 0),)
 
     else:  # pragma: no cover - callers pass one of the three
         raise ValueError(kind)
