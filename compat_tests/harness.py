@@ -373,6 +373,7 @@ def compare(
           tensorflow: float32
           tapejax:    float64
     """
+    __tracebackhide__ = True  # pytest: show the mismatch list, not this function
     problems: list[str] = []
     _compare_outcome(tf_record, tj_record, options, "result", problems, labels)
     if options.match_warnings:
@@ -594,6 +595,7 @@ def check_case(case_fn: Callable) -> None:
     """The body of every generated test: tapejax's record must match TF's."""
     import pytest
 
+    __tracebackhide__ = True
     opts = options_of(case_fn)
     target = import_target()
     for name in opts.requires:
@@ -633,6 +635,7 @@ def compat_test(namespace: Mapping[str, Any]) -> Callable:
 
     @pytest.mark.parametrize("case_fn", params)
     def test_matches_tensorflow(case_fn):
+        __tracebackhide__ = True
         check_case(case_fn)
 
     return test_matches_tensorflow

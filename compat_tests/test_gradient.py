@@ -119,14 +119,6 @@ def case_output_gradients_variable(tf):
     return g.gradient(y, x, output_gradients=weights)
 
 
-def case_output_gradients_broadcast(tf):
-    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
-    with tf.GradientTape() as g:
-        g.watch(x)
-        y = x * 3.0
-    return g.gradient(y, x, output_gradients=tf.constant([1.0, 2.0]))
-
-
 def case_output_gradients_extra_entries_ignored(tf):
     x = tf.constant(2.0)
     with tf.GradientTape() as g:

@@ -1,0 +1,151 @@
+"""The backward is one cached XLA program per trace structure: trace counts and memory.
+
+Counts come from ``lowering.trace_counts()``, incremented each time JAX traces a
+derivative program; a training loop must trace it once.
+"""
+
+import gc
+import os
+import weakref
+
+import numpy as np
+import pytest
+
+import tapejax as tf
+from tapejax._src import lowering
+
+
+def traces(kind="gradient"):
+    return lowering.trace_counts().get(kind, 0)
+
+
+def make_mlp(seed, sizes=(8, 16, 4)):
+    rng = np.random.default_rng(seed)
+    params = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        params.append(tf.Variable(rng.standard_normal((a, b)).astype(np.float32)))
+        params.append(tf.Variable(np.zeros(b, np.float32)))
+    x = tf.constant(rng.standard_normal((5, sizes[0])).astype(np.float32))
+    y = tf.constant(rng.integers(0, sizes[-1], 5).astype(np.int32))
+    return params, x, y
+
+
+def train(params, x, y, steps):
+    losses = []
+    for _ in range(steps):
+        with tf.GradientTape() as tape:
+            h = x
+            for i in range(0, len(params), 2):
+                h = tf.matmul(h, params[i]) + params[i + 1]
+                if i + 2 < len(params):
+                    h = tf.nn.relu(h)
+            loss = tf.reduce_mean(
+                tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=h)
+            )
+        grads = tape.gradient(loss, params)
+        for v, g in zip(params, grads):
+            v.assign_sub(0.1 * g)
+        losses.append(float(loss))
+    return losses
+
+
+def test_training_loop_traces_once_across_steps_and_loops():
+    lowering.clear_cache()
+    before = traces()
+    losses = train(*make_mlp(0), steps=20)
+    assert traces() - before == 1
+    assert losses[-1] < losses[0]
+    train(*make_mlp(1), steps=20)  # new values, same structure: no new trace
+    assert traces() - before == 1
+    train(*make_mlp(2, sizes=(8, 32, 4)), steps=3)  # new shapes: one more
+    assert traces() - before == 2
+
+
+def test_python_scalars_are_arguments_not_constants():
+    lowering.clear_cache()
+    before = traces()
+    x = tf.constant(2.0)
+    for scale in (1.0, 2.5, -3.0):
+        with tf.GradientTape() as g:
+            g.watch(x)
+            y = x * x * scale
+        assert float(g.gradient(y, x)) == pytest.approx(4.0 * scale)
+    assert traces() - before == 1
+
+
+def test_nested_gradients_trace_once_per_structure():
+    lowering.clear_cache()
+    counts = []
+    for value in (1.0, 2.0, 3.0):
+        x = tf.constant(value)
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = x * x * x
+            dy = inner.gradient(y, x)
+        d2y = outer.gradient(dy, x)
+        assert float(d2y) == pytest.approx(6 * value)
+        counts.append(traces())
+    # The first step traces the inner program, the outer one, and the inner one again
+    # inside the outer; later steps trace nothing.
+    assert counts[1] == counts[2] == counts[0]
+
+
+def test_jacobians_never_retrace():
+    lowering.clear_cache()
+    before_j, before_b = traces("jacobian"), traces("batch_jacobian")
+    for seed in range(4):
+        w = tf.Variable(np.random.default_rng(seed).standard_normal((3, 4)).astype(np.float32))
+        x = tf.constant(np.ones((5, 3), np.float32))
+        with tf.GradientTape(persistent=True) as g:
+            g.watch(x)
+            y = tf.tanh(tf.matmul(x, w))
+        assert g.jacobian(y, w).shape == (5, 4, 3, 4)
+        assert g.batch_jacobian(y, x).shape == (5, 4, 3)
+    assert traces("jacobian") - before_j == 1
+    assert traces("batch_jacobian") - before_b == 1
+
+
+def test_nonpersistent_tape_releases_its_recording():
+    x = tf.constant(np.ones(4, np.float32))
+    with tf.GradientTape() as g:
+        g.watch(x)
+        h = x * 2
+        y = tf.reduce_sum(h * h)
+    trace_ref = weakref.ref(g._tape)
+    h_ref = weakref.ref(h)
+    g.gradient(y, x)
+    del h
+    gc.collect()
+    assert trace_ref() is None
+    assert h_ref() is None
+
+
+def test_persistent_tape_is_released_on_del():
+    x = tf.constant(1.0)
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(x)
+        y = x * x
+    g.gradient(y, x)
+    trace_ref = weakref.ref(g._tape)
+    del g
+    gc.collect()
+    assert trace_ref() is None
+
+
+def _rss_mb():
+    with open(f"/proc/{os.getpid()}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc")
+def test_ten_thousand_steps_do_not_grow_memory():
+    params, x, y = make_mlp(0)
+    train(params, x, y, 1000)
+    gc.collect()
+    start = _rss_mb()
+    train(params, x, y, 9000)
+    gc.collect()
+    assert _rss_mb() - start < 30, "the training loop leaks memory"
