@@ -28,6 +28,7 @@ from tapejax._src.dtypes import (
     uint32,
     uint64,
 )
+from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
 from tapejax._src.module import Module
 from tapejax._src.ops.array_ops import (
     concat,
@@ -142,6 +143,7 @@ __all__ = [
     "constant",
     "convert_to_tensor",
     "cos",
+    "custom_gradient",
     "divide",
     "double",
     "equal",
@@ -154,6 +156,7 @@ __all__ = [
     "float32",
     "float64",
     "gather",
+    "grad_pass_through",
     "greater",
     "greater_equal",
     "half",
@@ -193,6 +196,7 @@ __all__ = [
     "reduce_mean",
     "reduce_min",
     "reduce_prod",
+    "recompute_grad",
     "reduce_sum",
     "reshape",
     "round",

@@ -1,5 +1,6 @@
 """``tf.autodiff``: tapes and forward-mode accumulators."""
 
+from tapejax._src.forwardprop import ForwardAccumulator
 from tapejax._src.tape import GradientTape
 
-__all__ = ["GradientTape"]
+__all__ = ["ForwardAccumulator", "GradientTape"]

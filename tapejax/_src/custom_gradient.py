@@ -1,0 +1,348 @@
+"""``custom_gradient``, ``grad_pass_through`` and ``recompute_grad``, lowered onto JAX.
+
+A decorated function runs eagerly once (its outputs are the call's results, its inner
+ops are recorded as TF records them), and the call is recorded on active tapes as one
+node whose pure function is a ``jax.custom_vjp``: the forward re-runs the user's
+function on the node's inputs (Variables read inside are rebound to traced inputs, so
+their values are arguments, never constants) and the backward runs the user's
+``grad_fn``. The user's Python therefore runs when a derivative program is *traced*,
+not on every call of the compiled program (``docs/compat.md``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import nest, recorder
+from .dispatch import Op
+from .lowering import DIFF_DTYPES
+from .tensor import Tensor, convert_to_tensor, wrap
+
+__all__ = ["custom_gradient", "grad_pass_through", "recompute_grad"]
+
+
+class _VariableWatcher:
+    """A recorder that only notes the trainable Variables read (TF's ``VariableWatcher``)."""
+
+    def __init__(self):
+        self.variables: dict = {}
+
+    def record(self, op, static, args, outs):
+        pass
+
+    def variable_read(self, var, tensor):
+        if var.trainable:
+            self.variables.setdefault(var._id, var)
+
+    def variable_accessed(self, var):
+        self.variables.setdefault(var._id, var) if var.trainable else None
+
+
+def _is_var(x) -> bool:
+    return getattr(x, "_is_variable", False)
+
+
+def _accepts_variables(fn) -> bool:
+    try:
+        spec = inspect.getfullargspec(fn)
+    except TypeError:
+        return True
+    return "variables" in spec.args or "variables" in spec.kwonlyargs or spec.varkw is not None
+
+
+def _leaf_tensor(x):
+    if type(x) is Tensor:
+        return x
+    if _is_var(x):
+        return x._dense_read()
+    return None
+
+
+class _Bound:
+    """Rebinds Variables to traced values for the duration of a trace."""
+
+    def __init__(self, variables, values):
+        self._pairs = list(zip(variables, values))
+
+    def __enter__(self):
+        self._saved = [v._value for v, _ in self._pairs]
+        for v, value in self._pairs:
+            v._value = value
+
+    def __exit__(self, *exc):
+        for (v, _), saved in zip(self._pairs, self._saved):
+            v._value = saved
+
+
+def _call_user_grad(grad_fn, variables, n_args, cts):
+    """Runs ``grad_fn`` on cotangents (arrays); returns one array or None per input + variable."""
+    upstream = [wrap(c) for c in cts]
+    if variables:
+        result = grad_fn(*upstream, variables=list(variables))
+        input_grads, variable_grads = result
+        if len(variable_grads) != len(variables):
+            raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
+        variable_grads = list(variable_grads)
+    else:
+        input_grads = grad_fn(*upstream)
+        variable_grads = []
+    flat = nest.flatten(input_grads)
+    if len(flat) != n_args:
+        raise ValueError(
+            f"custom_gradient function expected to return {n_args} gradients, but returned "
+            f"{len(flat)} instead."
+        )
+    return [None if g is None else convert_to_tensor(g)._value for g in flat + variable_grads]
+
+
+class _CustomCall:
+    """Everything static about one call pattern of a decorated function (the Op's key)."""
+
+    def __init__(self, f, arg_tree, n_args, variables):
+        self.f = f
+        self.arg_tree = arg_tree  # args with tensor leaves replaced by None
+        self.n_args = n_args
+        self.variables = variables
+
+
+def _rebuild(arg_tree, flat):
+    it = iter(flat)
+
+    def fill(x):
+        return wrap(next(it)) if x is _SLOT else x
+
+    return nest.map_structure(fill, arg_tree)
+
+
+_SLOT = object()
+
+
+def _zero_cotangent(x):
+    if x.dtype in DIFF_DTYPES:
+        return jnp.zeros(jnp.shape(x), x.dtype)
+    return np.zeros(jnp.shape(x), dtype=jax.dtypes.float0)
+
+
+def _make_pure(f, arg_tree, n_args, variables):
+    """The node's pure function ``(*arg_arrays, *variable_arrays) -> output arrays``."""
+
+    def run(flat):
+        args = _rebuild(arg_tree, flat[:n_args])
+        with recorder.paused(), _Bound(variables, flat[n_args:]):
+            result, grad_fn = f(*args)
+            flat_out = [convert_to_tensor(y)._value for y in nest.flatten(result)]
+        return flat_out, grad_fn
+
+    @jax.custom_vjp
+    def pure(*flat):
+        return tuple(run(flat)[0])
+
+    def fwd(*flat):
+        # The residuals are the inputs: the backward re-runs ``f`` to rebuild ``grad_fn``
+        # (XLA drops whatever of it the gradient does not use).
+        return tuple(run(flat)[0]), flat
+
+    def bwd(flat, cts):
+        _, grad_fn = run(flat)
+        with recorder.paused(), _Bound(variables, flat[n_args:]):
+            grads = _call_user_grad(grad_fn, variables, n_args, cts)
+        return tuple(
+            _zero_cotangent(x)
+            if g is None or x.dtype not in DIFF_DTYPES
+            else jnp.broadcast_to(jnp.asarray(g, x.dtype), jnp.shape(x))
+            for g, x in zip(grads, flat)
+        )
+
+    pure.defvjp(fwd, bwd)
+    return pure
+
+
+def custom_gradient(f=None):
+    """Decorator giving a function a user-defined gradient (``tf.custom_gradient``).
+
+    ``f(*x)`` returns ``(y, grad_fn)``; ``grad_fn(*upstream)`` returns one gradient per
+    positional input; if ``f`` reads trainable Variables that are not inputs,
+    ``grad_fn(*upstream, variables=...)`` returns ``(input_grads, variable_grads)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> @tf.custom_gradient
+        ... def log1pexp(x):
+        ...     e = tf.exp(x)
+        ...     def grad(upstream):
+        ...         return upstream * (1 - 1 / (1 + e))
+        ...     return tf.math.log(1 + e), grad
+        >>> x = tf.constant(100.0)
+        >>> with tf.GradientTape() as g:
+        ...     g.watch(x)
+        ...     y = log1pexp(x)
+        >>> float(g.gradient(y, x))
+        1.0
+
+    .. warning::
+       ``grad_fn`` runs when the derivative program is traced (once per structure), not
+       on every ``gradient`` call: Python side effects inside it happen once.
+    """
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        if kwargs:
+            # TF (eager): tensors passed by keyword are not differentiable inputs.
+            try:
+                key = (f, tuple(sorted(kwargs.items())))
+                hash(key)
+            except TypeError:
+                key = None  # unhashable keyword values: a new program per call
+            return _custom_call(lambda *a: f(*a, **kwargs), f, key, args)
+        return _custom_call(f, f, f, args)
+
+    return decorated
+
+
+# (function key, argument structure, variable ids) -> Op: a stable Op per call pattern, so
+# that the derivative programs that contain it are traced once.
+_ops: dict = {}
+
+
+def _custom_call(f, named, key, args):
+    flat_args = nest.flatten(args)
+    tensors = []
+    for x in flat_args:
+        t = _leaf_tensor(x)
+        if t is not None:
+            tensors.append(t)
+    arg_tree = nest.map_structure(lambda x: _SLOT if (type(x) is Tensor or _is_var(x)) else x, args)
+    recs = recorder.active()
+    traced = any(isinstance(t._value, jax.core.Tracer) for t in tensors)
+    if not recs and not traced:
+        result, _ = f(*args)
+        return result
+
+    watcher = _VariableWatcher()
+    recorder.push(watcher)
+    try:
+        result, grad_fn = f(*args)
+    finally:
+        recorder.remove(watcher)
+    arg_ids = {id(x) for x in flat_args if _is_var(x)}
+    variables = tuple(v for v in watcher.variables.values() if id(v) not in arg_ids)
+    if variables and not _accepts_variables(grad_fn):
+        raise TypeError(
+            "@tf.custom_gradient grad_fn must accept keyword argument 'variables', since "
+            f"function uses variables: {list(variables)}"
+        )
+    inner_outs = [convert_to_tensor(y) for y in nest.flatten(result)]
+    reads = [v._dense_read() for v in variables]
+    inputs = tuple(tensors + reads)
+
+    op = None
+    if key is not None:
+        try:
+            full_key = (key, _tree_key(arg_tree), tuple(v._id for v in variables))
+            hash(full_key)
+            op = _ops.get(full_key)
+        except TypeError:
+            full_key = None
+    if op is None:
+        pure = _make_pure(f, arg_tree, len(tensors), variables)
+        op = Op(getattr(named, "__name__", "CustomGradient"), pure, multiple_outputs=True)
+        if key is not None and full_key is not None:
+            _ops[full_key] = op
+    pure = op.fn
+    if traced:
+        outs = [wrap(o) for o in pure(*[t._value for t in inputs])]
+    else:
+        outs = [wrap(y._value) for y in inner_outs]
+    for r in recorder.active():
+        if hasattr(r, "alias"):
+            r.alias(inner_outs, outs)
+        else:
+            r.record(op, (), inputs, tuple(outs))
+    return nest.pack_sequence_as(result, outs)
+
+
+def grad_pass_through(f):
+    """Runs ``f`` forward but passes gradients straight through (``tf.grad_pass_through``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> x, z = tf.Variable(1.0), tf.Variable(3.0)
+        >>> with tf.GradientTape() as tape:
+        ...     y = tf.grad_pass_through(x.assign)(z ** 2)
+        >>> float(tape.gradient(y, z))
+        6.0
+    """
+
+    @custom_gradient
+    def passthrough(*args, **kwargs):
+        def grad(*upstream, variables=None):
+            if variables is not None:
+                return upstream, [None] * len(variables)
+            return upstream
+
+        out = f(*args, **kwargs)
+        if _is_var(out):
+            out = out.value()
+        return out, grad
+
+    return functools.wraps(f)(passthrough)
+
+
+def recompute_grad(f):
+    """Recomputes ``f``'s activations in the backward pass to save memory (``tf.recompute_grad``).
+
+    The forward runs without recording; the derivative program re-runs ``f`` under
+    ``jax.checkpoint``, so only ``f``'s inputs are kept. Unconnected inputs get zeros.
+    """
+
+    @functools.wraps(f)
+    def wrapped(*args):
+        def inner(*xs):
+            result = f(*xs)
+
+            def grad(*upstream, variables=None):
+                from .tape import GradientTape
+
+                with GradientTape() as tape:
+                    watched = [x for x in nest.flatten(xs) if isinstance(x, Tensor) or _is_var(x)]
+                    copies = [x.value() if _is_var(x) else x for x in watched]
+                    tape.watch(copies)
+                    if variables:
+                        tape.watch(list(variables))
+                    recomputed = f(*_replace(xs, watched, copies))
+                targets = list(copies) + list(variables or [])
+                grads = tape.gradient(
+                    recomputed, targets, output_gradients=list(upstream), unconnected_gradients="zero"
+                )
+                if variables:
+                    return grads[: len(copies)], grads[len(copies) :]
+                return grads
+
+            return result, grad
+
+        return _custom_call(inner, f, ("recompute_grad", f), args)
+
+    wrapped.__wrapped__ = f
+    return wrapped
+
+
+def _tree_key(tree):
+    if isinstance(tree, (list, tuple)):
+        return (type(tree).__name__, tuple(_tree_key(x) for x in tree))
+    if isinstance(tree, dict):
+        return ("dict", tuple((k, _tree_key(v)) for k, v in sorted(tree.items())))
+    if tree is _SLOT:
+        return "tensor"
+    return ("value", type(tree).__name__, tree)
+
+
+def _replace(structure, old, new):
+    mapping = {id(o): n for o, n in zip(old, new)}
+    return nest.map_structure(lambda x: mapping.get(id(x), x), structure)
