@@ -1,0 +1,300 @@
+"""Nested and persistent tapes, jacobian, batch_jacobian and ForwardAccumulator."""
+
+import jax
+import numpy as np
+import pytest
+
+import tapejax as tf
+from tapejax._src import lowering
+
+
+@pytest.fixture
+def x64():
+    old = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    yield
+    jax.config.update("jax_enable_x64", old)
+
+
+def test_second_and_third_derivative_through_nested_tapes():
+    x = tf.constant(3.0)
+    with tf.GradientTape() as t3:
+        t3.watch(x)
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t1:
+                t1.watch(x)
+                y = x**3
+            d1 = t1.gradient(y, x)
+        d2 = t2.gradient(d1, x)
+    d3 = t3.gradient(d2, x)
+    assert [float(d1), float(d2), float(d3)] == [27.0, 18.0, 6.0]
+
+
+def test_persistent_tape_higher_order_in_its_own_context():
+    x = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(x)
+        y = x**3
+        d1 = g.gradient(y, x)
+        d2 = g.gradient(d1, x)
+        d3 = g.gradient(d2, x)
+    assert [float(y), float(d1), float(d2), float(d3)] == [27.0, 27.0, 18.0, 6.0]
+
+
+def test_gradient_outside_outer_context_is_not_recorded():
+    x = tf.constant(2.0)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = x * x
+    dy = inner.gradient(y, x)
+    assert outer.gradient(dy, x) is None
+
+
+def test_input_gradient_regularization():
+    rng = np.random.default_rng(0)
+    w = tf.Variable(rng.standard_normal((3, 2)).astype(np.float32))
+    x = tf.constant(rng.standard_normal((4, 3)).astype(np.float32))
+    with tf.GradientTape() as t2:
+        with tf.GradientTape() as t1:
+            t1.watch(x)
+            y = tf.reduce_sum(tf.tanh(tf.matmul(x, w)))
+        dx = t1.gradient(y, x)
+        penalty = tf.reduce_sum(dx * dx)
+    dw = t2.gradient(penalty, w)
+
+    def penalty_fn(w_):
+        grad_x = jax.grad(lambda x_: jax.numpy.sum(jax.numpy.tanh(x_ @ w_)))(x._value)
+        return jax.numpy.sum(grad_x**2)
+
+    np.testing.assert_allclose(dw.numpy(), jax.grad(penalty_fn)(w._value), rtol=1e-5, atol=1e-6)
+
+
+def test_hessian_and_newton_step():
+    a = tf.constant([[3.0, 1.0], [1.0, 2.0]])
+    w = tf.Variable([1.0, -1.0])
+    with tf.GradientTape() as t2:
+        with tf.GradientTape() as t1:
+            loss = 0.5 * tf.reduce_sum(w * tf.linalg_matvec(a, w)) if hasattr(tf, "linalg_matvec") else (
+                0.5 * tf.reduce_sum(w * tf.reshape(tf.matmul(a, tf.reshape(w, [2, 1])), [2]))
+            )
+        g = t1.gradient(loss, w)
+    h = t2.jacobian(g, w)
+    np.testing.assert_allclose(h.numpy(), a.numpy(), rtol=1e-6)
+    step = np.linalg.solve(h.numpy(), g.numpy())
+    np.testing.assert_allclose(w.numpy() - step, [0.0, 0.0], atol=1e-6)
+
+
+def test_several_tapes_watch_different_tensors():
+    x, y = tf.constant(2.0), tf.constant(5.0)
+    with tf.GradientTape() as tx, tf.GradientTape() as ty:
+        tx.watch(x)
+        ty.watch(y)
+        z = x * y
+    assert float(tx.gradient(z, x)) == 5.0
+    assert float(ty.gradient(z, y)) == 2.0
+
+
+def test_jacobian_shapes_structures_and_unconnected():
+    x = tf.constant([1.0, 2.0])
+    y = tf.constant([3.0, 4.0])
+    u = tf.constant(np.ones((2, 3), np.float32))
+    with tf.GradientTape(persistent=True) as g:
+        g.watch([x, y, u])
+        z = x * x * y
+    j = g.jacobian(z, {"x": x, "y": [y], "u": u})
+    np.testing.assert_array_equal(j["x"].numpy(), [[6, 0], [0, 16]])
+    np.testing.assert_array_equal(j["y"][0].numpy(), [[1, 0], [0, 4]])
+    assert j["u"] is None
+    assert g.jacobian(z, u, unconnected_gradients="zero").shape == (2, 2, 3)
+    s = tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(s)
+        v = tf.stack([s, s * s, s * s * s])
+        v1 = v[1]
+    np.testing.assert_array_equal(g.jacobian(v, s).numpy(), [1, 6, 27])
+    assert float(g.jacobian(v1, s)) == 6.0
+    assert g.jacobian(v[1], s) is None  # indexed outside the block: not recorded
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0)])
+def test_jacobian_of_empty_tensors(shape):
+    x = tf.constant(np.ones(shape, np.float32))
+    with tf.GradientTape() as g:
+        g.watch(x)
+        y = x * 2
+    assert g.jacobian(y, x).shape == shape + shape
+
+
+def test_jacobian_vjp_and_jvp_modes_agree_and_chunks_do_not_change_results():
+    rng = np.random.default_rng(0)
+    w = tf.Variable(rng.standard_normal((3, 4)).astype(np.float32))
+    x = tf.constant(rng.standard_normal((6, 3)).astype(np.float32))
+    with tf.GradientTape(persistent=True) as g:
+        y = tf.tanh(tf.matmul(x, w))  # 24 outputs, 12 source elements: forward mode
+        small = tf.reduce_sum(y, axis=0)  # 4 outputs: reverse mode
+    fwd = g.jacobian(y, w)
+    rev = g.jacobian(y, w, parallel_iterations=5)
+    np.testing.assert_allclose(fwd.numpy(), rev.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        g.jacobian(small, w).numpy(), fwd.numpy().sum(axis=0), rtol=1e-5, atol=1e-5
+    )
+    np.testing.assert_allclose(
+        g.jacobian(y, w, experimental_use_pfor=False).numpy(), fwd.numpy(), rtol=1e-5, atol=1e-6
+    )
+
+
+def test_jacobian_errors():
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as g:
+        g.watch(x)
+        y = x * x
+    with pytest.raises(RuntimeError, match="persistent=True to compute the jacobian with eager"):
+        g.jacobian(y, x, experimental_use_pfor=False)
+    with pytest.raises(ValueError, match="Encountered an exception while vectorizing the jacobian") as e:
+        g.jacobian(y, x, parallel_iterations=1)
+    assert "parallel_iterations == 1" in str(e.value.__cause__)
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'shape'"):
+        g.jacobian([y], x)
+    g.jacobian(y, x)
+    with pytest.raises(RuntimeError, match="A non-persistent GradientTape can only be used to"):
+        g.jacobian(y, x)
+
+
+def test_batch_jacobian_semantics_and_errors():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    y = tf.constant([[3.0, 4.0], [5.0, 6.0]])
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(x)
+        z = x * x * y
+        dependent = x * x[::-1]
+        summed = tf.reduce_sum(dependent, axis=0)
+        bad = tf.concat([x, x], 0)
+    np.testing.assert_array_equal(
+        g.batch_jacobian(z, x).numpy(), [[[6, 0], [0, 16]], [[30, 0], [0, 48]]]
+    )
+    # TF's exact rule: d(sum_b target[b, j]) / d source[i, k], even when examples interact.
+    full = g.jacobian(summed, x).numpy()  # (2, 2, 2)
+    np.testing.assert_allclose(g.batch_jacobian(dependent, x).numpy(), np.moveaxis(full, 1, 0))
+    with pytest.raises(ValueError, match=r"Need first dimension of target shape \(\(4, 2\)\) and"):
+        g.batch_jacobian(bad, x)
+    with pytest.raises(ValueError, match="must have rank at least 2"):
+        g.batch_jacobian(z[0], x)
+    unconnected = g.batch_jacobian(y * 1.0, x)
+    assert unconnected.shape == (2, 2, 2) and unconnected.numpy().sum() == 0
+    zero = tf.constant(np.zeros((1, 0), np.float32))
+    with tf.GradientTape() as g2:
+        g2.watch(zero)
+        sq = zero**2
+    assert g2.batch_jacobian(sq, zero).shape == (1, 0, 0)
+
+
+def test_batch_jacobian_nonpersistent_rules():
+    x = tf.constant([[3.0]])
+    with tf.GradientTape() as g:
+        g.watch(x)
+        z = tf.tile((x * x) ** 2, [1, 16])
+    with pytest.raises(RuntimeError, match="persistent=True.*parallel_iterations"):
+        g.batch_jacobian(z, x, parallel_iterations=8)
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(x)
+        z = tf.tile((x * x) ** 2, [1, 16])
+    np.testing.assert_array_equal(g.batch_jacobian(z, x, parallel_iterations=8).numpy(), [[[108.0]] * 16])
+    g.batch_jacobian(z, x)
+    with tf.GradientTape() as g:
+        g.watch(x)
+        z = x * x
+    g.batch_jacobian(z, x)
+    with pytest.raises(RuntimeError, match="used tocompute one set"):
+        g.batch_jacobian(z, x)
+
+
+def test_forward_accumulator_basics_and_errors():
+    x = tf.constant(2.0)
+    acc = tf.autodiff.ForwardAccumulator(x, tf.constant(1.5))
+    with acc:
+        y = 4 * x
+        with pytest.raises(ValueError, match="Accumulator is already recording."):
+            acc.__enter__()
+    outside = y * y
+    assert float(acc.jvp(y)) == 6.0
+    assert acc.jvp(outside) is None
+    assert float(acc.jvp(outside, unconnected_gradients="zero")) == 0.0
+    assert float(acc.jvp(x)) == 1.5
+    with pytest.raises(ValueError, match="was specified as a primal multiple times"):
+        tf.autodiff.ForwardAccumulator([x, x], [tf.constant(1.0), tf.constant(1.0)])
+
+
+def test_forward_over_reverse_hvp_matches_reverse_over_reverse():
+    v = tf.Variable([1.0, 2.0, 3.0])
+    tangent = tf.constant([0.5, -1.0, 2.0])
+    with tf.autodiff.ForwardAccumulator(v, tangent) as acc:
+        with tf.GradientTape() as tape:
+            y = tf.reduce_prod(tf.tanh(v) ** 2)
+        g = tape.gradient(y, v)
+    fwd_rev = acc.jvp(g).numpy()
+    f = lambda w: jax.numpy.prod(jax.numpy.tanh(w) ** 2)  # noqa: E731
+    expected = jax.jvp(jax.grad(f), (v._value,), (tangent._value,))[1]
+    np.testing.assert_allclose(fwd_rev, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_nested_forward_accumulators():
+    x = tf.constant(1.1)
+    with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as outer:
+        with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as inner:
+            y = x**3.5
+        d1 = inner.jvp(y)
+    np.testing.assert_allclose(float(d1), 3.5 * 1.1**2.5, rtol=1e-6)
+    np.testing.assert_allclose(float(outer.jvp(d1)), 3.5 * 2.5 * 1.1**1.5, rtol=1e-6)
+    assert inner.jvp(outer.jvp(y)) is None
+
+
+def test_backward_over_forward():
+    x = tf.constant(2.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as acc:
+            y = x**3
+        j = acc.jvp(y)
+    assert float(j) == 12.0 and float(tape.gradient(j, x)) == 12.0
+
+
+def test_higher_derivatives_match_finite_differences(x64):
+    def f(tf_or_jnp, x):
+        return tf_or_jnp.sin(x) * tf_or_jnp.exp(x * 0.3)
+
+    x0 = 0.7
+    x = tf.constant(x0, dtype=tf.float64)
+    with tf.GradientTape() as t3:
+        t3.watch(x)
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            with tf.GradientTape() as t1:
+                t1.watch(x)
+                y = f(tf.math, x)
+            d1 = t1.gradient(y, x)
+        d2 = t2.gradient(d1, x)
+    d3 = t3.gradient(d2, x)
+    g = lambda v: float(np.sin(v) * np.exp(v * 0.3))  # noqa: E731
+    h = 1e-3
+    fd2 = (g(x0 + h) - 2 * g(x0) + g(x0 - h)) / h**2
+    fd3 = (g(x0 + 2 * h) - 2 * g(x0 + h) + 2 * g(x0 - h) - g(x0 - 2 * h)) / (2 * h**3)
+    assert float(d2) == pytest.approx(fd2, rel=1e-5)
+    assert float(d3) == pytest.approx(fd3, rel=1e-4)
+    assert d3.dtype == tf.float64
+
+
+def test_nested_program_cache_is_keyed_by_structure():
+    lowering.clear_cache()
+    for value in (1.0, 2.0):
+        x = tf.constant(value)
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.sin(x) * x
+            dy = inner.gradient(y, x)
+        outer.gradient(dy, x)
+    assert len(lowering._cache) == 2
