@@ -30,6 +30,7 @@ from tapejax._src.dtypes import (
 )
 from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
 from tapejax._src.module import Module
+from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.ops.array_ops import (
     concat,
     expand_dims,
@@ -113,6 +114,7 @@ from tapejax._src.variables import (
 )
 
 newaxis = None
+NoGradient = NotDifferentiable = no_gradient
 
 __version__ = "0.1.0"
 
@@ -120,6 +122,9 @@ __all__ = [
     "DType",
     "GradientTape",
     "Module",
+    "NoGradient",
+    "NotDifferentiable",
+    "RegisterGradient",
     "Tensor",
     "TensorShape",
     "UnconnectedGradients",
@@ -181,6 +186,7 @@ __all__ = [
     "name_scope",
     "negative",
     "newaxis",
+    "no_gradient",
     "nn",
     "not_equal",
     "one_hot",

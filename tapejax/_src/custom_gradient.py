@@ -252,7 +252,12 @@ def _custom_call(f, named, key, args):
             full_key = None
     if op is None:
         pure = _make_pure(f, arg_tree, len(tensors), variables)
-        op = Op(getattr(named, "__name__", "CustomGradient"), pure, multiple_outputs=True)
+        op = Op(
+            getattr(named, "__name__", "CustomGradient"),
+            pure,
+            multiple_outputs=True,
+            runs_user_code=True,
+        )
         if key is not None and full_key is not None:
             _ops[full_key] = op
     pure = op.fn

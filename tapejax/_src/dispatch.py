@@ -33,17 +33,28 @@ class Op:
             ``ArgMax``): their outputs are unconnected from their inputs, so a tape
             returns ``None`` through them, as TF does.
         multiple_outputs: ``fn`` returns a tuple of arrays.
+        runs_user_code: ``fn`` calls user Python (derivative programs, custom gradients):
+            its exceptions propagate unchanged instead of becoming InvalidArgumentError.
     """
 
-    __slots__ = ("name", "fn", "differentiable", "multiple_outputs", "_compiled", "_pure")
+    __slots__ = (
+        "name", "fn", "differentiable", "multiple_outputs", "runs_user_code", "_compiled",
+        "_pure", "__weakref__",
+    )
 
-    def __init__(self, name, fn, *, differentiable=True, multiple_outputs=False):
+    def __init__(
+        self, name, fn, *, differentiable=True, multiple_outputs=False, runs_user_code=False
+    ):
         self.name = name
         self.fn = fn
         self.differentiable = differentiable
         self.multiple_outputs = multiple_outputs
+        self.runs_user_code = runs_user_code
         self._compiled = {}
         self._pure = {}
+        from .registry import register_op  # the registry knows every op name
+
+        register_op(self)
 
     def compiled(self, static: tuple):
         """``fn`` with ``static`` bound, jitted: the eager path (cached per static)."""
@@ -72,7 +83,7 @@ def apply(op: Op, args: tuple, static: tuple = ()):
     try:
         out = op.compiled(static)(*values)
     except (TypeError, ValueError) as e:
-        if isinstance(e, jax.errors.JAXTypeError):
+        if op.runs_user_code or isinstance(e, jax.errors.JAXTypeError):
             raise
         raise InvalidArgumentError(None, None, f"{e} [Op:{op.name}]") from None
     if op.multiple_outputs:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import jax
 
-from . import dispatch, nest, recorder
+from . import dispatch, nest, recorder, registry
 from .dispatch import Op
 from .lowering import DIFF_DTYPES
 from .tape import UnconnectedGradients, _unconnected_mode, _warn_first_n
@@ -42,7 +42,9 @@ def _jvp_op(op: Op, static: tuple, diff: tuple, n_in: int) -> Op:
             _, t = jax.jvp(f, tuple(ins[i] for i in diff), tuple(tangents))
             return tuple(t) if op.multiple_outputs else (t,)
 
-        jop = _jvp_ops[key] = Op(f"{op.name}Jvp", jvp_fn, multiple_outputs=True)
+        jop = _jvp_ops[key] = Op(
+            f"{op.name}Jvp", jvp_fn, multiple_outputs=True, runs_user_code=op.runs_user_code
+        )
     return jop
 
 
@@ -117,7 +119,7 @@ class ForwardAccumulator:
                 if t is not None:
                     diff.append(i)
                     tans.append(t)
-        if not diff or not op.differentiable:
+        if not diff or not registry.is_differentiable(op):
             return
         active = recorder.active()
         outer = active[: next(i for i, r in enumerate(active) if r is self)]
