@@ -156,6 +156,21 @@ def raises(name: str, message: str | None = None) -> dict:
     return {"raises": name, "message": message}
 
 
+def raises_one_of(*names: str) -> Callable[[dict, dict], None]:
+    """An ``expect=`` callable: tapejax must raise one of ``names`` (any message)."""
+
+    def check(tj_record: dict, tf_record: dict) -> None:
+        __tracebackhide__ = True
+        if tj_record.get("raises") not in names:
+            raise Mismatch(
+                f"at result: expected tapejax to raise one of {list(names)}\n"
+                f"  tensorflow: {_describe_outcome(tf_record)}\n"
+                f"  tapejax:    {_describe_outcome(tj_record)}"
+            )
+
+    return check
+
+
 # ------------------------------------------------------------------ frameworks
 
 
@@ -263,7 +278,9 @@ def _clean_message(text: str) -> str:
     return _HEX_ADDRESS.sub("0x?", text)
 
 
-def run(case_fn: Callable, module: Any, *, adapt: Callable | None = None, x64: bool = False) -> dict:
+def run(
+    case_fn: Callable, module: Any, *, adapt: Callable | None = None, x64: bool = False
+) -> dict:
     """Run ``case_fn(module)`` and return its normalized, JSON-serialisable record.
 
     Record: ``{"result": <tree>, "warnings": [...]}`` or, if the case raised,
@@ -298,7 +315,11 @@ def normalize(obj: Any) -> Any:
     if isinstance(obj, list):
         return {"list": [normalize(x) for x in obj]}
     if isinstance(obj, dict):
-        return {"dict": {str(k): normalize(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))}}
+        return {
+            "dict": {
+                str(k): normalize(v) for k, v in sorted(obj.items(), key=lambda kv: str(kv[0]))
+            }
+        }
     return _leaf(obj)
 
 
@@ -343,9 +364,14 @@ def _values(array: np.ndarray) -> Any:
     if array.dtype.kind == "c":
         return np.stack([array.real, array.imag], axis=-1).tolist()
     if array.dtype.kind in "SO":
-        return np.vectorize(
-            lambda s: s.decode("utf-8", "replace") if isinstance(s, bytes) else str(s), otypes=[object]
-        )(array).tolist() if array.size else array.tolist()
+        return (
+            np.vectorize(
+                lambda s: s.decode("utf-8", "replace") if isinstance(s, bytes) else str(s),
+                otypes=[object],
+            )(array).tolist()
+            if array.size
+            else array.tolist()
+        )
     if array.dtype.kind not in "biuf":  # bfloat16 and other ml_dtypes
         array = array.astype(np.float32)
     return array.tolist()
@@ -409,7 +435,13 @@ def _describe_outcome(rec: Mapping[str, Any]) -> str:
 def _compare_outcome(want, got, options, path, problems, labels) -> None:
     if ("raises" in want) != ("raises" in got):
         problems.append(
-            _block(path, "one raised, the other did not", _describe_outcome(want), _describe_outcome(got), labels)
+            _block(
+                path,
+                "one raised, the other did not",
+                _describe_outcome(want),
+                _describe_outcome(got),
+                labels,
+            )
         )
         return
     if "raises" in want:
@@ -421,7 +453,13 @@ def _compare_outcome(want, got, options, path, problems, labels) -> None:
 def _compare_exception(want, got, options, path, problems, labels) -> None:
     if want["raises"] != got["raises"]:
         problems.append(
-            _block(path, "exception class differs", _describe_outcome(want), _describe_outcome(got), labels)
+            _block(
+                path,
+                "exception class differs",
+                _describe_outcome(want),
+                _describe_outcome(got),
+                labels,
+            )
         )
         return
     expected_text = want.get("message")
@@ -429,17 +467,30 @@ def _compare_exception(want, got, options, path, problems, labels) -> None:
         return
     if options.match_message is True:
         if expected_text != got.get("message"):
-            problems.append(_block(path, "exception message differs", expected_text, got.get("message"), labels))
+            problems.append(
+                _block(path, "exception message differs", expected_text, got.get("message"), labels)
+            )
         return
     pattern = options.match_message
     if not re.search(pattern, expected_text):
         problems.append(
-            _block(path, f"the case's regex {pattern!r} does not match {labels[0]}'s message (fix the case)",
-                   expected_text, got.get("message"), labels)
+            _block(
+                path,
+                f"the case's regex {pattern!r} does not match {labels[0]}'s message (fix the case)",
+                expected_text,
+                got.get("message"),
+                labels,
+            )
         )
     elif not re.search(pattern, got.get("message") or ""):
         problems.append(
-            _block(path, f"exception message does not match {pattern!r}", expected_text, got.get("message"), labels)
+            _block(
+                path,
+                f"exception message does not match {pattern!r}",
+                expected_text,
+                got.get("message"),
+                labels,
+            )
         )
 
 
@@ -455,7 +506,15 @@ def _kind_of(node: Any) -> str:
 def _compare_tree(want, got, options, path, problems, labels) -> None:
     kw, kg = _kind_of(want), _kind_of(got)
     if kw != kg:
-        problems.append(_block(path, "kind differs", f"{kw}: {_short(want, 200)}", f"{kg}: {_short(got, 200)}", labels))
+        problems.append(
+            _block(
+                path,
+                "kind differs",
+                f"{kw}: {_short(want, 200)}",
+                f"{kg}: {_short(got, 200)}",
+                labels,
+            )
+        )
         return
     if want is None:
         return
@@ -464,11 +523,15 @@ def _compare_tree(want, got, options, path, problems, labels) -> None:
         if len(a) != len(b):
             problems.append(_block(path, f"{kw} length differs", len(a), len(b), labels))
             return
-        for i, (x, y) in enumerate(zip(a, b)):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
             _compare_tree(x, y, options, f"{path}[{i}]", problems, labels)
     elif kw in ("dict", "namedtuple"):
         if kw == "namedtuple" and want["namedtuple"] != got["namedtuple"]:
-            problems.append(_block(path, "namedtuple type differs", want["namedtuple"], got["namedtuple"], labels))
+            problems.append(
+                _block(
+                    path, "namedtuple type differs", want["namedtuple"], got["namedtuple"], labels
+                )
+            )
         a, b = (want["dict"], got["dict"]) if kw == "dict" else (want["fields"], got["fields"])
         if list(a) != list(b):
             problems.append(_block(path, "keys differ", list(a), list(b), labels))
@@ -483,7 +546,11 @@ def _compare_tree(want, got, options, path, problems, labels) -> None:
     elif "dtype" in want:
         _compare_array(want, got, options, path, problems, labels)
     elif want != got:
-        problems.append(_block(path, f"{kw} value differs", want.get("value", want), got.get("value", got), labels))
+        problems.append(
+            _block(
+                path, f"{kw} value differs", want.get("value", want), got.get("value", got), labels
+            )
+        )
 
 
 def _compare_array(want, got, options, path, problems, labels) -> None:
@@ -501,7 +568,13 @@ def _compare_array(want, got, options, path, problems, labels) -> None:
         if not np.all(close):
             worst = _worst_error(x, y)
             problems.append(
-                _block(path, f"values differ (rtol={options.rtol}, atol={options.atol}{worst})", a, b, labels)
+                _block(
+                    path,
+                    f"values differ (rtol={options.rtol}, atol={options.atol}{worst})",
+                    a,
+                    b,
+                    labels,
+                )
             )
     elif a != b:
         problems.append(_block(path, "values differ", a, b, labels))
@@ -603,9 +676,10 @@ def check_case(case_fn: Callable) -> None:
             pytest.skip(f"tapejax has no {name} yet")
     expected = tf_record(case_fn)
     if expected is None:
+        module_name, name = case_key(case_fn)
         pytest.fail(
-            f"no TensorFlow record for {'/'.join(case_key(case_fn))}: TensorFlow is not installed and "
-            f"{expected_path(case_key(case_fn)[0])} has no entry; run `python -m compat_tests.record` "
+            f"no TensorFlow record for {module_name}/{name}: TensorFlow is not installed and "
+            f"{expected_path(module_name)} has no entry; run `python -m compat_tests.record` "
             "where TensorFlow is installed"
         )
     actual = run(case_fn, target, x64=opts.x64)

@@ -24,9 +24,13 @@ def _records(module) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
-    parser.add_argument("--deviations", action="store_true", help="print the deviation table and exit")
+    parser.add_argument(
+        "--deviations", action="store_true", help="print the deviation table and exit"
+    )
     args = parser.parse_args(argv)
 
     if args.deviations:

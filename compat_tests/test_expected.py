@@ -29,7 +29,14 @@ def test_stored_records_equal_live_tensorflow(module_name):
     drifted = []
     for fn in cases:
         try:
-            harness.compare(stored[fn.__name__], harness.live_tf_record(fn), _EXACT, labels=("stored", "live TF"))
+            harness.compare(
+                stored[fn.__name__],
+                harness.live_tf_record(fn),
+                _EXACT,
+                labels=("stored", "live TF"),
+            )
         except harness.Mismatch as exc:
             drifted.append(f"{fn.__name__}: {exc}")
-    assert not drifted, "stored records drifted; run `python -m compat_tests.record`:\n" + "\n".join(drifted)
+    assert not drifted, (
+        "stored records drifted; run `python -m compat_tests.record`:\n" + "\n".join(drifted)
+    )

@@ -29,6 +29,10 @@ _DENSE_GRADIENTS = (
     "duplicate indices summed (TF's value after tf.convert_to_tensor)"
 )
 _NO_STRINGS = "tapejax has no string dtype: tf.constant('...') raises NotImplementedError"
+_NO_COMPOSITES = (
+    "tapejax has no SparseTensor/CompositeTensor: building or watching one raises "
+    "(AttributeError while tf.sparse is absent, NotImplementedError once it exists)"
+)
 
 
 # ----------------------------------------------------------------- basics & structures
@@ -133,6 +137,14 @@ def case_output_gradients_wrong_shape(tf):
         g.watch(x)
         y = x * x
     return g.gradient(y, x, output_gradients=tf.constant([1.0, 2.0, 3.0]))
+
+
+def case_output_gradients_wrong_dtype(tf):
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as g:
+        g.watch(x)
+        y = x * x
+    return g.gradient(y, x, output_gradients=tf.constant([1, 2]))
 
 
 def case_output_gradients_none_entry(tf):
@@ -724,6 +736,14 @@ def case_variable_created_inside_tape(tf):
     return g.gradient(y, v)
 
 
+def case_variable_every_read_form_counts(tf):
+    v = tf.Variable([1.0, 2.0])
+    with tf.GradientTape() as g:
+        reads = [v.value(), v.read_value(), tf.identity(v), tf.convert_to_tensor(v), v * 1.0]
+        y = tf.reduce_sum(tf.stack(reads) * tf.reshape(tf.range(1.0, 6.0), [5, 1])) + v[0] * 10.0
+    return g.gradient(y, v)
+
+
 def case_variable_identity_read(tf):
     v = tf.Variable([1.0, 2.0])
     with tf.GradientTape() as g:
@@ -799,6 +819,18 @@ def case_watch_nested_structure(tf):
         g.watch([x, {"a": y, "b": (z,)}])
         out = x * y * z
     return g.gradient(out, [x, y, z])
+
+
+@case(
+    deviation=_NO_COMPOSITES, expect=harness.raises_one_of("AttributeError", "NotImplementedError")
+)
+def case_watch_sparse_tensor_components(tf):
+    # testWatchComposite: watching a SparseTensor watches its values
+    s = tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
+    with tf.GradientTape() as g:
+        g.watch(s)
+        z = tf.sparse.reduce_sum(s)
+    return g.gradient(z, s.values)
 
 
 def case_watch_empty_list_is_noop(tf):

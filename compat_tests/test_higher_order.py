@@ -279,6 +279,23 @@ def case_jacobian_parallel_iterations_one(tf):
     return g.jacobian(y, x, parallel_iterations=1)
 
 
+def case_jacobian_parallel_iterations_above_rows_ignored(tf):
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(x)
+        y = x * x
+    return g.jacobian(y, x, parallel_iterations=10)
+
+
+@case(match_message=True)
+def case_jacobian_parallel_iterations_zero(tf):
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(x)
+        y = x * x
+    return g.jacobian(y, x, parallel_iterations=0)
+
+
 def case_jacobian_of_gather_is_dense(tf):
     # JacobianTest.test_indexed_slices: jacobian densifies sparse per-row gradients.
     inp = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
@@ -313,6 +330,18 @@ def case_hessian_by_nested_jacobian(tf):
             y = tf.reduce_sum(x**3) * x[0] + tf.reduce_prod(x)
         g = t1.gradient(y, x)
     return g, t2.jacobian(g, x)
+
+
+def case_jacobian_of_in_context_gradient_through_branch(tf):
+    # test_cond_func_grad_jacobian, with the branch taken in Python (eager cond)
+    x = tf.constant(1.0)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = x**3 if x > 0.0 else -x
+        grad = inner.gradient(y, x)
+    return grad, outer.jacobian(grad, x)
 
 
 def case_jacobian_of_jacobian(tf):
@@ -391,6 +420,15 @@ def case_batch_jacobian_bad_target_rank(tf):
         g.watch(x)
         y = tf.reduce_sum(x, axis=1)
     return g.batch_jacobian(y, x)
+
+
+def case_batch_jacobian_list_source_raises(tf):
+    # the source must be a single tensor (issue #56938)
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape() as g:
+        g.watch(x)
+        y = x * x
+    return g.batch_jacobian(y, [x])
 
 
 def case_batch_jacobian_degenerate_shape(tf):
@@ -474,7 +512,9 @@ def case_batch_jacobian_parallel_iterations_same_result(tf):
     with tf.GradientTape(persistent=True) as g:
         g.watch(x)
         y = tf.matmul(x, w)
-    return g.batch_jacobian(y, x, parallel_iterations=2), g.batch_jacobian(y, x, parallel_iterations=3)
+    return g.batch_jacobian(y, x, parallel_iterations=2), g.batch_jacobian(
+        y, x, parallel_iterations=3
+    )
 
 
 def case_batch_jacobian_rank3_target(tf):
@@ -523,7 +563,13 @@ def case_forward_nested_pure_forward(tf):
         with tf.autodiff.ForwardAccumulator(primal, tf.constant(1.0)) as inner:
             primal_out = primal**3.5
     inner_jvp = inner.jvp(primal_out)
-    return primal_out, inner_jvp, outer.jvp(inner_jvp), outer.jvp(primal_out), inner.jvp(outer.jvp(primal_out))
+    return (
+        primal_out,
+        inner_jvp,
+        outer.jvp(inner_jvp),
+        outer.jvp(primal_out),
+        inner.jvp(outer.jvp(primal_out)),
+    )
 
 
 @case(requires=_FORWARD)
@@ -571,6 +617,14 @@ def case_forward_variable_primal(tf):
         doubled = v * 2.0
         shifted = v + 0.1
     return self_jvp, acc.jvp(doubled), acc.jvp(shifted)
+
+
+@case(requires=_FORWARD)
+def case_forward_python_tangent_takes_primal_dtype(tf):
+    x = tf.constant(2.0)
+    with tf.autodiff.ForwardAccumulator(x, 0.5) as acc:
+        y = x * x
+    return acc.jvp(x), acc.jvp(y)
 
 
 @case(requires=_FORWARD)
@@ -672,6 +726,32 @@ def case_forward_assign_sub_inside(tf):
         v.assign_sub(0.5)
         y = v * 3.0
     return v, acc.jvp(y)
+
+
+@case(requires=_FORWARD, **_NET_TOL)
+def case_forward_over_back_equals_back_over_back_variables(tf):
+    # testVariablesHVP, with a two-variable model written out
+    w = tf.Variable([[0.5, -1.0], [2.0, 0.25]])
+    b = tf.Variable([0.1, -0.2])
+    x = tf.constant([[1.0, 2.0], [-1.0, 0.5]])
+    vw = tf.constant([[1.0, 0.0], [0.5, -1.0]])
+    vb = tf.constant([0.3, 0.7])
+
+    def loss():
+        return tf.reduce_sum(tf.tanh(tf.matmul(x, w) + b) ** 2)
+
+    with tf.autodiff.ForwardAccumulator([w, b], [vw, vb]) as acc:
+        with tf.GradientTape() as tape:
+            out = loss()
+        grads = tape.gradient(out, [w, b])
+    forward_over_back = acc.jvp(grads)
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            out = loss()
+        gw, gb = inner.gradient(out, [w, b])
+        dot = tf.reduce_sum(gw * vw) + tf.reduce_sum(gb * vb)
+    back_over_back = outer.gradient(dot, [w, b])
+    return forward_over_back, back_over_back
 
 
 @case(requires=_FORWARD)

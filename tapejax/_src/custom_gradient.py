@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import nest, recorder
+from . import dispatch, nest, recorder
 from .dispatch import Op
 from .lowering import DIFF_DTYPES
 from .tensor import Tensor, convert_to_tensor, wrap
@@ -79,9 +80,24 @@ class _Bound:
             v._value = saved
 
 
+class _GradFnState(threading.local):
+    depth = 0
+
+
+_grad_fn_state = _GradFnState()
+
+
 def _call_user_grad(grad_fn, variables, n_args, cts):
     """Runs ``grad_fn`` on cotangents (arrays); returns one array or None per input + variable."""
     upstream = [wrap(c) for c in cts]
+    _grad_fn_state.depth += 1
+    try:
+        return _call_user_grad_inner(grad_fn, variables, n_args, upstream)
+    finally:
+        _grad_fn_state.depth -= 1
+
+
+def _call_user_grad_inner(grad_fn, variables, n_args, upstream):
     if variables:
         result = grad_fn(*upstream, variables=list(variables))
         input_grads, variable_grads = result
@@ -128,6 +144,18 @@ def _zero_cotangent(x):
     return np.zeros(jnp.shape(x), dtype=jax.dtypes.float0)
 
 
+def _shaped_like(g, x, i):
+    try:
+        return jnp.broadcast_to(jnp.asarray(g, x.dtype), jnp.shape(x))
+    except ValueError:
+        raise ValueError(
+            f"@custom_gradient grad_fn returned a gradient of shape {tuple(jnp.shape(g))} for "
+            f"input {i} of shape {tuple(jnp.shape(x))}. tapejax needs each gradient shaped like "
+            "its input (or broadcastable to it); TensorFlow passes a wrong shape through "
+            "unchecked, which later breaks whatever consumes it."
+        ) from None
+
+
 def _make_pure(f, arg_tree, n_args, variables):
     """The node's pure function ``(*arg_arrays, *variable_arrays) -> output arrays``."""
 
@@ -137,6 +165,8 @@ def _make_pure(f, arg_tree, n_args, variables):
             result, grad_fn = f(*args)
             flat_out = [convert_to_tensor(y)._value for y in nest.flatten(result)]
         return flat_out, grad_fn
+
+    none_inputs: set = set()
 
     @jax.custom_vjp
     def pure(*flat):
@@ -151,14 +181,18 @@ def _make_pure(f, arg_tree, n_args, variables):
         _, grad_fn = run(flat)
         with recorder.paused(), _Bound(variables, flat[n_args:]):
             grads = _call_user_grad(grad_fn, variables, n_args, cts)
+        # TF returns None for an input whose gradient grad_fn gave as None; the derivative
+        # program reads this (static) fact right after tracing this backward.
+        none_inputs.update(i for i, g in enumerate(grads) if g is None)
         return tuple(
             _zero_cotangent(x)
             if g is None or x.dtype not in DIFF_DTYPES
-            else jnp.broadcast_to(jnp.asarray(g, x.dtype), jnp.shape(x))
-            for g, x in zip(grads, flat)
+            else _shaped_like(g, x, i)
+            for i, (g, x) in enumerate(zip(grads, flat))
         )
 
     pure.defvjp(fwd, bwd)
+    pure.none_inputs = none_inputs
     return pure
 
 
@@ -211,16 +245,61 @@ def custom_gradient(f=None):
 _ops: dict = {}
 
 
+try:
+    from jax._src.interpreters.ad import JVPTracer as _JVPTracer
+    from jax._src.interpreters.ad import LinearizeTracer as _LinearizeTracer
+
+    _AD_TRACERS: tuple = (_JVPTracer, _LinearizeTracer)
+except ImportError:  # pragma: no cover - private JAX API moved: be conservative
+    _AD_TRACERS = (jax.core.Tracer,)
+
+
+def _being_differentiated(value) -> bool:
+    return isinstance(value, _AD_TRACERS)
+
+
+def _as_input(x):
+    """TF converts every positional leaf to a tensor input; leaves that cannot be stay static."""
+    t = _leaf_tensor(x)
+    if t is not None:
+        return t
+    try:
+        return convert_to_tensor(x)
+    except (TypeError, ValueError, NotImplementedError):
+        return None
+
+
+_identity_op = Op("Identity", lambda x: x)
+
+
 def _custom_call(f, named, key, args):
     flat_args = nest.flatten(args)
-    tensors = []
-    for x in flat_args:
-        t = _leaf_tensor(x)
-        if t is not None:
-            tensors.append(t)
-    arg_tree = nest.map_structure(lambda x: _SLOT if (type(x) is Tensor or _is_var(x)) else x, args)
+    converted = [_as_input(x) for x in flat_args]
+    tensors = [t for t in converted if t is not None]
+    it = iter(converted)
+    arg_tree = nest.map_structure(lambda x: _SLOT if next(it) is not None else x, args)
+    # Python numbers among the arguments become tensors (inputs), as TF converts them.
+    it = iter(zip(flat_args, converted))
+    args = nest.map_structure(
+        lambda _: (lambda x, c: x if (c is None or type(x) is Tensor or _is_var(x)) else c)(*next(it)),
+        args,
+    )
     recs = recorder.active()
     traced = any(isinstance(t._value, jax.core.Tracer) for t in tensors)
+    if _grad_fn_state.depth and not recs:
+        # Inside another custom gradient's grad_fn, which a derivative program is tracing.
+        if any(_being_differentiated(t._value) for t in tensors):
+            # TF would record this call on the enclosing tape and use its rule for the
+            # second derivative (the "first_order_custom" pattern of TF's docstring).
+            raise NotImplementedError(
+                "A @custom_gradient function called inside another custom gradient's grad_fn, "
+                "on inputs that an enclosing tape differentiates, is not supported by tapejax "
+                "(TF uses the inner rule as the second-order gradient). Write the second "
+                "derivative as ops in grad_fn instead, or compute it with nested tapes."
+            )
+        # Its inputs are not differentiated further (TF would not record it): its forward
+        # ops are simply part of grad_fn.
+        traced = False
     if not recs and not traced:
         result, _ = f(*args)
         return result
@@ -238,33 +317,43 @@ def _custom_call(f, named, key, args):
             "@tf.custom_gradient grad_fn must accept keyword argument 'variables', since "
             f"function uses variables: {list(variables)}"
         )
-    inner_outs = [convert_to_tensor(y) for y in nest.flatten(result)]
-    reads = [v._dense_read() for v in variables]
-    inputs = tuple(tensors + reads)
+    op = _op_for(f, named, key, arg_tree, len(tensors), variables, _make_pure)
+    return _record_call(op, result, tensors, variables, traced)
 
-    op = None
+
+def _op_for(f, named, key, arg_tree, n_args, variables, make):
+    """One Op per call pattern, so that derivative programs containing it trace once."""
+    full_key = None
     if key is not None:
         try:
-            full_key = (key, _tree_key(arg_tree), tuple(v._id for v in variables))
+            full_key = (key, make, _tree_key(arg_tree), tuple(v._id for v in variables))
             hash(full_key)
-            op = _ops.get(full_key)
         except TypeError:
-            full_key = None
+            full_key = None  # unhashable static arguments: a new program per call
+    op = _ops.get(full_key) if full_key is not None else None
     if op is None:
-        pure = _make_pure(f, arg_tree, len(tensors), variables)
         op = Op(
             getattr(named, "__name__", "CustomGradient"),
-            pure,
+            make(f, arg_tree, n_args, variables),
             multiple_outputs=True,
             runs_user_code=True,
         )
-        if key is not None and full_key is not None:
+        if full_key is not None:
             _ops[full_key] = op
-    pure = op.fn
+    return op
+
+
+def _record_call(op, result, tensors, variables, traced):
+    """Records ``op`` as the producer of ``result``'s leaves on every tape that watches an input."""
+    inner_outs = [convert_to_tensor(y) for y in nest.flatten(result)]
+    inputs = tuple(tensors + [v._dense_read() for v in variables])
     if traced:
-        outs = [wrap(o) for o in pure(*[t._value for t in inputs])]
+        outs = [wrap(o) for o in op.fn(*[t._value for t in inputs])]
     else:
-        outs = [wrap(y._value) for y in inner_outs]
+        # As TF: the outputs are identities of the inner outputs (so a tape that does not
+        # watch any input still differentiates the inner ops), whose producer the custom
+        # op then replaces on the tapes that watch an input.
+        outs = [dispatch.apply(_identity_op, (y,)) for y in inner_outs]
     for r in recorder.active():
         if hasattr(r, "alias"):
             r.alias(inner_outs, outs)
@@ -300,39 +389,54 @@ def grad_pass_through(f):
     return functools.wraps(f)(passthrough)
 
 
+def _make_checkpointed(f, arg_tree, n_args, variables):
+    """The node's pure function for ``recompute_grad``: ``f`` under ``jax.checkpoint``."""
+
+    def run(*flat):
+        args = _rebuild(arg_tree, flat[:n_args])
+        with recorder.paused(), _Bound(variables, flat[n_args:]):
+            result = f(*args)
+            return tuple(convert_to_tensor(y)._value for y in nest.flatten(result))
+
+    return jax.checkpoint(run)
+
+
 def recompute_grad(f):
     """Recomputes ``f``'s activations in the backward pass to save memory (``tf.recompute_grad``).
 
-    The forward runs without recording; the derivative program re-runs ``f`` under
-    ``jax.checkpoint``, so only ``f``'s inputs are kept. Unconnected inputs get zeros.
+    The eager forward runs without recording anything inside ``f``; the derivative
+    program differentiates ``f`` under ``jax.checkpoint``, so only ``f``'s inputs are
+    kept and its activations are recomputed. Results equal those without it.
+
+    Example:
+        >>> import tapejax as tf
+        >>> y = tf.Variable(2.0)
+        >>> g = tf.recompute_grad(lambda x: tf.sin(x) * y)
+        >>> x = tf.constant(0.5)
+        >>> with tf.GradientTape() as t:
+        ...     t.watch(x)
+        ...     r = g(x)
+        >>> [round(float(v), 5) for v in t.gradient(r, [x, y])]
+        [1.75517, 0.47943]
     """
 
     @functools.wraps(f)
     def wrapped(*args):
-        def inner(*xs):
-            result = f(*xs)
-
-            def grad(*upstream, variables=None):
-                from .tape import GradientTape
-
-                with GradientTape() as tape:
-                    watched = [x for x in nest.flatten(xs) if isinstance(x, Tensor) or _is_var(x)]
-                    copies = [x.value() if _is_var(x) else x for x in watched]
-                    tape.watch(copies)
-                    if variables:
-                        tape.watch(list(variables))
-                    recomputed = f(*_replace(xs, watched, copies))
-                targets = list(copies) + list(variables or [])
-                grads = tape.gradient(
-                    recomputed, targets, output_gradients=list(upstream), unconnected_gradients="zero"
-                )
-                if variables:
-                    return grads[: len(copies)], grads[len(copies) :]
-                return grads
-
-            return result, grad
-
-        return _custom_call(inner, f, ("recompute_grad", f), args)
+        flat_args = nest.flatten(args)
+        converted = [_as_input(x) for x in flat_args]
+        tensors = [t for t in converted if t is not None]
+        it = iter(converted)
+        arg_tree = nest.map_structure(lambda x: _SLOT if next(it) is not None else x, args)
+        traced = any(isinstance(t._value, jax.core.Tracer) for t in tensors)
+        if not recorder.active() and not traced:
+            return f(*args)
+        watcher = _VariableWatcher()
+        with recorder.only((watcher,)):  # as TF: the forward is not recorded
+            result = f(*args)
+        arg_ids = {id(x) for x in flat_args if _is_var(x)}
+        variables = tuple(v for v in watcher.variables.values() if id(v) not in arg_ids)
+        op = _op_for(f, f, ("recompute_grad", f), arg_tree, len(tensors), variables, _make_checkpointed)
+        return _record_call(op, result, tensors, variables, traced)
 
     wrapped.__wrapped__ = f
     return wrapped
@@ -348,6 +452,3 @@ def _tree_key(tree):
     return ("value", type(tree).__name__, tree)
 
 
-def _replace(structure, old, new):
-    mapping = {id(o): n for o, n in zip(old, new)}
-    return nest.map_structure(lambda x: mapping.get(id(x), x), structure)

@@ -30,6 +30,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jax.extend.core import Literal as _Literal
+
 from . import registry
 from .dispatch import Op
 from .tensor import Tensor
@@ -109,6 +111,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
     # through integer paths and ops registered without a gradient).
     need: set = set()
     needed_nodes: set = set()
+    seen_outputs: set = set()
     while stack:
         i = stack.pop()
         if i in need:
@@ -118,7 +121,19 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
         if p is None:
             continue
         idx = p[0]
-        op, _, args, _ = nodes[idx]
+        op, static, args, _ = nodes[idx]
+        if getattr(op.fn, "derivative_program", False):
+            # A derivative computed under this tape: follow only the arguments this output
+            # really depends on (TF's gradient graph would not connect the others).
+            if p in seen_outputs:
+                continue
+            seen_outputs.add(p)
+            needed_nodes.add(idx)
+            deps = _dependencies(op, static, args)[p[1]]
+            for j, a in enumerate(args):
+                if j in deps and type(a) is Tensor and a._value.dtype in DIFF_DTYPES:
+                    stack.append(a._id)
+            continue
         if idx in needed_nodes or not registry.is_differentiable(op):
             continue
         needed_nodes.add(idx)
@@ -233,6 +248,40 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
     return Lowered(program, args, connected, target_connected)
 
 
+_dependency_cache: dict = {}
+
+
+def _dependencies(op, static, args) -> list:
+    """For each output of ``op``, the set of argument positions it structurally depends on."""
+    avals = tuple(_aval(a) for a in args)
+    key = (op, static, avals)
+    deps = _dependency_cache.get(key)
+    if deps is None:
+        specs = [
+            jax.ShapeDtypeStruct(a._value.shape, a._value.dtype) if type(a) is Tensor else a
+            for a in args
+        ]
+        saved = _trace_counts.copy()
+        try:
+            jaxpr = jax.make_jaxpr(op.pure(static))(*specs).jaxpr
+        finally:
+            _trace_counts.clear()
+            _trace_counts.update(saved)
+        env = {v: frozenset([i]) for i, v in enumerate(jaxpr.invars)}
+        for eqn in jaxpr.eqns:
+            d = frozenset().union(
+                *[env.get(v, frozenset()) for v in eqn.invars if not isinstance(v, _Literal)]
+            )
+            for o in eqn.outvars:
+                env[o] = d
+        deps = [
+            frozenset() if isinstance(v, _Literal) else env.get(v, frozenset())
+            for v in jaxpr.outvars
+        ]
+        _dependency_cache[key] = deps
+    return deps
+
+
 def _conj(x):
     return jnp.conj(x) if jnp.issubdtype(x.dtype, jnp.complexfloating) else x
 
@@ -265,18 +314,26 @@ def _backprop(prog, consts, ct: dict, source_groups, source_avals):
             )
         else:
             seed = out_cts[0]
-        for i, g in zip(diff, vjp(seed)):
+        input_grads = vjp(seed)
+        # A custom gradient that returned None for an input leaves it unconnected (TF).
+        none_inputs = getattr(op.fn, "none_inputs", ())
+        for i, g in zip(diff, input_grads):
+            if i in none_inputs:
+                continue
             s = refs[i][1]
             prev = ct.get(s)
             ct[s] = g if prev is None else prev + g
     grads = []
-    for group, (shape, dtype) in zip(source_groups, source_avals):
+    missing = []
+    for k, (group, (shape, dtype)) in enumerate(zip(source_groups, source_avals)):
         parts = [ct[s] for s in group if s in ct]
+        if not parts:
+            missing.append(k)
         g = parts[0] if parts else jnp.zeros(shape, dtype)
         for p in parts[1:]:
             g = g + p
         grads.append(g)
-    return tuple(grads)
+    return tuple(grads), tuple(missing)
 
 
 def _forward_tangents(prog, consts, tan: dict, target_slot, target_aval):
@@ -307,7 +364,10 @@ def _basis(shape, dtype):
 
 def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n_consts, has_cts):
     def backprop(consts, ct):
-        return _backprop(prog, consts, ct, groups, source_avals)
+        grads, missing = _backprop(prog, consts, ct, groups, source_avals)
+        # Which sources got no cotangent at all is static: known once the program is traced.
+        program.missing = missing
+        return grads
 
     if kind == "gradient":
 
@@ -387,4 +447,6 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
     else:  # pragma: no cover - callers pass one of the three
         raise ValueError(kind)
 
+    program.missing = ()
+    program.derivative_program = True
     return Op(kind.title().replace("_", ""), program, multiple_outputs=True, runs_user_code=True)

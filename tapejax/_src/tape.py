@@ -505,9 +505,16 @@ def _gradient(trace, targets, sources, out_grads):
         return result
     args = lowered.args
     grads = dispatch.apply(lowered.op, tuple(args))
-    for si, g in zip(lowered.connected, grads):
-        result[si] = g
+    _collect(result, lowered, grads)
     return result
+
+
+def _collect(result, lowered, outputs):
+    """Stores each connected source's output; sources no cotangent reached stay None."""
+    missing = lowered.op.fn.missing
+    for k, (si, g) in enumerate(zip(lowered.connected, outputs)):
+        if k not in missing:
+            result[si] = g if result[si] is None else wrap(result[si]._value + g._value)
 
 
 def _jacobian(trace, target, sources, parallel_iterations):
@@ -528,8 +535,7 @@ def _jacobian(trace, target, sources, parallel_iterations):
     if lowered is None:
         return result
     jacs = dispatch.apply(lowered.op, tuple(lowered.args))
-    for si, j in zip(lowered.connected, jacs):
-        result[si] = j
+    _collect(result, lowered, jacs)
     return result
 
 
@@ -540,4 +546,4 @@ def _batch_jacobian(trace, target, source, parallel_iterations):
     if lowered is None:
         return None
     (jac,) = dispatch.apply(lowered.op, tuple(lowered.args))
-    return jac
+    return None if lowered.op.fn.missing else jac
