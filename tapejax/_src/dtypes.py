@@ -7,14 +7,21 @@ one is decided where tensors are made (``tensor.py``), never here.
 
 from __future__ import annotations
 
+import ml_dtypes  # ships with jaxlib: bfloat16 and its finfo live there
 import numpy as np
 
-try:  # ml_dtypes ships with jaxlib; bfloat16 lives there.
-    from ml_dtypes import bfloat16 as _np_bfloat16
-except ImportError:  # pragma: no cover - jaxlib always brings ml_dtypes
-    _np_bfloat16 = None
+_np_bfloat16 = ml_dtypes.bfloat16
 
 __all__ = ["DType", "as_dtype"]
+
+# TF's C++ type names (``DataTypeString``): kernels' error texts use them, not ``.name``.
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+# TF's ``types.proto`` enum values: ``as_dtype(3)`` is ``tf.int32``, as in TF.
+_ENUMS = {
+    "float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7,
+    "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17, "complex128": 18,
+    "float16": 19, "uint32": 22, "uint64": 23,
+}
 
 
 class DType:
@@ -39,6 +46,10 @@ class DType:
     @property
     def as_numpy_dtype(self):
         return self._np.type if self._np is not None else object
+
+    @property
+    def as_datatype_enum(self) -> int:
+        return _ENUMS[self._name]
 
     @property
     def base_dtype(self) -> DType:
@@ -78,23 +89,19 @@ class DType:
 
     @property
     def min(self):
-        if self.is_floating:
-            return np.finfo(self._np).min if self._name != "bfloat16" else float(-3.38953139e38)
-        if self.is_integer:
-            return np.iinfo(self._np).min
-        if self.is_bool:
-            return False
-        raise TypeError(f"Cannot find minimum value of {self!r}.")
+        return self._limit("minimum", "min")
 
     @property
     def max(self):
+        return self._limit("maximum", "max")
+
+    def _limit(self, what: str, attr: str):
+        # As TF: bool, string and complex have no order, so no limits (TypeError).
         if self.is_floating:
-            return np.finfo(self._np).max if self._name != "bfloat16" else float(3.38953139e38)
+            return getattr(ml_dtypes.finfo(self._np), attr)
         if self.is_integer:
-            return np.iinfo(self._np).max
-        if self.is_bool:
-            return True
-        raise TypeError(f"Cannot find maximum value of {self!r}.")
+            return getattr(np.iinfo(self._np), attr)
+        raise TypeError(f"Cannot find {what} value of {self} with type {self}.")
 
     @property
     def is_differentiable(self) -> bool:
@@ -157,25 +164,44 @@ _ALL = (
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"string": string, "half": float16, "double": float64, "float": float32})
 _BY_NP = {d._np: d for d in _ALL}
+_BY_NP[np.dtype(object)] = string
+_BY_ANY = dict(_BY_NAME)
+_BY_ANY.update({_ENUMS[name]: d for name, d in _BY_NAME.items() if name in _ENUMS})
+_BY_ANY.update({float: float32, bool: bool_, object: string})
+_BY_ANY.update({d._np.type: d for d in _ALL})
+_BY_ANY.update({np.object_: string, np.bytes_: string, np.str_: string})
 
 
 def as_dtype(type_value) -> DType:
-    """Converts a name, NumPy dtype/type or DType to a ``DType`` (``tf.as_dtype``)."""
+    """Converts a DType, name, enum value, NumPy dtype/type or Python type (``tf.as_dtype``).
+
+    The accepted values are TF's: Python ``float`` is float32 and ``bool`` is bool, but
+    Python ``int``, ``complex`` and ``str`` are not dtypes (TypeError), as in TF.
+    """
     if isinstance(type_value, DType):
         return type_value
-    if isinstance(type_value, str):
+    if isinstance(type_value, np.dtype):
+        found = _BY_NP.get(type_value)
+        if found is not None:
+            return found
+    try:
+        return _BY_ANY[type_value]
+    except (KeyError, TypeError):  # TypeError: unhashable
+        pass
+    if hasattr(type_value, "dtype"):  # NumPy arrays and scalar types, jnp.float32 ...
         try:
-            return _BY_NAME[type_value]
-        except KeyError:
+            return _BY_NP[np.dtype(type_value.dtype)]
+        except (KeyError, TypeError):
             pass
-    elif type_value is not None:
-        if type_value in (str, bytes, np.str_, np.bytes_):
-            return string
-        try:
-            return _BY_NP[np.dtype(type_value)]
-        except (TypeError, KeyError):
-            pass
-    raise TypeError(f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType.")
+    raise TypeError(
+        f"Cannot convert the argument `type_value`: {type_value!r} to a TensorFlow DType."
+    )
+
+
+def tf_type_name(dtype) -> str:
+    """TF's C++ name of a dtype ("float" for float32): what TF's error texts print."""
+    name = dtype.name if isinstance(dtype, DType) else from_array_dtype(np.dtype(dtype)).name
+    return _C_NAMES.get(name, name)
 
 
 def from_array_dtype(np_dtype) -> DType:

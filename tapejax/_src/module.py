@@ -16,9 +16,13 @@ from .variables import name_scope
 __all__ = ["Module"]
 
 
+# TF's own patterns (tensorflow/python/module/module.py), so names come out identical.
+_CAMEL_TO_SNAKE = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
+_VALID_IDENTIFIER = re.compile(r"^[a-zA-Z_]([a-zA-Z0-9_])*$")
+
+
 def _camel_to_snake(name: str) -> str:
-    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    return _CAMEL_TO_SNAKE.sub(r"_\1", name).lower()
 
 
 def _is_variable(x) -> bool:
@@ -45,13 +49,16 @@ class Module:
     def __init__(self, name: str | None = None):
         if name is None:
             name = _camel_to_snake(type(self).__name__)
-        elif not name.isidentifier():
+        elif not _VALID_IDENTIFIER.match(name):
             raise ValueError(
-                f"{name!r} is not a valid module name. Module names must be valid Python 3 "
-                "identifiers."
+                f"{name!r} is not a valid module name. Module names must be valid Python "
+                "identifiers (e.g. a valid class name)."
             )
         self._name = name
-        self._scope_name = name
+        # The full scope at construction ("outer/name/"): re-entering it later, from any
+        # scope, names variables as if still inside the construction scope (as TF).
+        with name_scope(name) as scope_name:
+            self._scope_name = scope_name
 
     @property
     def name(self) -> str:

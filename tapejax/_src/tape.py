@@ -230,11 +230,12 @@ class GradientTape:
 
     def watched_variables(self) -> tuple:
         """The Variables watched by this tape, in creation order."""
-        if self._tape is not None:
-            self._watched_variables = tuple(
-                sorted(self._tape.watched_vars.values(), key=lambda v: v._id)
-            )
-        return self._watched_variables
+        source = self._tape.watched_vars if self._tape is not None else self._watched_variables
+        if isinstance(source, dict):
+            source = tuple(sorted(source.values(), key=lambda v: v._id))
+            if self._tape is None:
+                self._watched_variables = source
+        return source
 
     @contextlib.contextmanager
     def stop_recording(self):
@@ -265,7 +266,8 @@ class GradientTape:
                 _warn_first_n(_PERSISTENT_IN_CONTEXT, 1)
         trace = self._tape
         if not self._persistent:
-            self._watched_variables = self.watched_variables()
+            # Kept unsorted: sorting is paid only if watched_variables() is asked for.
+            self._watched_variables = trace.watched_vars
             self._tape = None
         return trace
 

@@ -92,21 +92,28 @@ class Tensor:
     # -- Python protocol, as TF eager has it ----------------------------------------------
 
     def __bool__(self) -> bool:
-        return bool(self._value)
+        value = _host(self._value)
+        if isinstance(value, np.ndarray) and value.size == 0:
+            return False  # TF: an empty tensor is falsy (NumPy would raise)
+        return bool(value)
 
+    # Through NumPy, as TF's EagerTensor does, so errors carry NumPy's (and TF's) texts.
     def __float__(self) -> float:
-        return float(self._value)
+        return float(_host(self._value))
 
     def __int__(self) -> int:
-        return int(self._value)
+        return int(_host(self._value))
 
     def __index__(self) -> int:
-        if not self.dtype.is_integer:
+        value = _host(self._value)
+        if isinstance(value, np.ndarray) and value.dtype.kind not in "iu":
+            # TF raises AttributeError here (np.float32 has no __index__); Python's
+            # protocol, and every caller, expects TypeError.
             raise TypeError(f"Only integer tensors can be used as an index, got {self.dtype!r}")
-        return int(self._value)
+        return value.__index__()
 
     def __complex__(self) -> complex:
-        return complex(self._value)
+        return complex(_host(self._value))
 
     def __len__(self) -> int:
         if not self._value.shape:
@@ -130,14 +137,37 @@ class Tensor:
     def __repr__(self) -> str:
         if isinstance(self._value, jax.core.Tracer):
             return f"<tf.Tensor shape={self.shape} dtype={self.dtype.name} (traced)>"
-        value = np.asarray(self._value)
-        shown = np.array_repr(value) if value.ndim else str(value)
-        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={shown}>"
+        return (
+            f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, "
+            f"numpy={numpy_text(self._value, is_repr=True)}>"
+        )
 
     def __str__(self) -> str:
         if isinstance(self._value, jax.core.Tracer):
             return repr(self)
-        return f"tf.Tensor({np.asarray(self._value)}, shape={self.shape}, dtype={self.dtype.name})"
+        return f"tf.Tensor({numpy_text(self._value)}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def __format__(self, format_spec: str) -> str:
+        # As TF's EagerTensor: f"{t}" formats the NumPy value.
+        if isinstance(self._value, jax.core.Tracer):
+            return format(repr(self), format_spec)
+        return np.asarray(self._value).__format__(format_spec)
+
+
+def _host(value):
+    """A concrete value as a NumPy array; a tracer unchanged (so it raises JAX's error)."""
+    return value if isinstance(value, jax.core.Tracer) else np.asarray(value)
+
+
+def numpy_text(value, is_repr: bool = False) -> str:
+    """TF's ``numpy_text``: repr of a scalar is its Python value's; multi-line text starts
+    on its own line."""
+    value = np.asarray(value)
+    if value.ndim == 0:
+        text = repr(value.item()) if is_repr else str(value[()])
+    else:
+        text = repr(value) if is_repr else str(value)
+    return "\n" + text if "\n" in text else text
 
 
 class _TensorRef:
@@ -156,6 +186,9 @@ class _TensorRef:
 
     def __eq__(self, other):
         return isinstance(other, _TensorRef) and other._tensor is self._tensor
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._tensor!r}>"
 
 
 def _flatten_tensor(t):
@@ -218,45 +251,172 @@ def canonical_np_dtype(np_dtype) -> np.dtype:
     return narrow
 
 
-def _infer_python_dtype(value) -> np.dtype:
-    """TF's dtype for Python data: float -> float32, int -> int32 (int64 if it must)."""
-    arr = np.asarray(value)
-    kind = arr.dtype.kind
-    if kind == "f":
-        return np.dtype(np.float32)
-    if kind in "iu":
-        if arr.size and (arr.max() > np.iinfo(np.int32).max or arr.min() < np.iinfo(np.int32).min):
-            return np.dtype(np.int64)
-        return np.dtype(np.int32)
-    if kind == "c":
-        return np.dtype(np.complex128)
-    if kind == "b":
-        return np.dtype(np.bool_)
-    if kind in "USO":
-        raise NotImplementedError(
-            "tapejax has no string tensors: JAX arrays hold numbers only. Keep strings in "
-            "Python or NumPy and convert them to ids before they enter tapejax."
+_NO_STRINGS = (
+    "tapejax has no string tensors: JAX arrays hold numbers only. Keep strings in "
+    "Python or NumPy and convert them to ids before they enter tapejax."
+)
+_PY_KIND = {bool: "b", int: "i", float: "f", complex: "c"}
+_NP_KIND = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}
+# TF infers a sequence's type from its first scalar; these kinds may follow it.
+_MAY_FOLLOW = {"b": "b", "i": "bif", "f": "bif", "c": "bifc", "o": ""}
+_INT64 = np.iinfo(np.int64)
+
+
+def _leaves(value):
+    """The leaves of nested Python lists/tuples, in order."""
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _leaves(v)
+    else:
+        yield value
+
+
+def _scalar_kind(leaf) -> str | None:
+    kind = _PY_KIND.get(type(leaf))
+    if kind is None:
+        if isinstance(leaf, np.generic):
+            kind = _NP_KIND.get(leaf.dtype.kind, "o")
+        elif leaf is None or isinstance(leaf, (str, bytes)):
+            kind = "o"
+    return kind  # None: NumPy arrays and other array-likes, which NumPy decides
+
+
+def _check_sequence_types(value, array_kind: str) -> None:
+    """TF's "mixed types" rule for Python sequences ([True, 1], [1.0, 2j], [1, None] ...).
+
+    TF types a sequence by its first scalar. NumPy's result kind says which later scalars
+    there can be, so for numeric results only the first leaf needs looking at.
+    """
+    first = value
+    while isinstance(first, (list, tuple)):
+        if not first:
+            return
+        first = first[0]
+    first_kind = _scalar_kind(first)
+    if first_kind is None or array_kind == "b":
+        return
+    if array_kind in "iuf":  # ints, floats and bools: only a bool may not come first
+        ok = first_kind != "b"
+    elif array_kind == "c":  # a complex somewhere: only a complex may come first
+        ok = first_kind == "c"
+    else:  # objects or strings: every leaf
+        ok = all(
+            kind is None or kind in _MAY_FOLLOW[first_kind] or kind == first_kind == "o"
+            for kind in map(_scalar_kind, _leaves(value))
         )
-    raise TypeError(f"Cannot convert {value!r} to a tensor.")
+    if not ok:
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
+
+
+def _unsupported(value) -> ValueError:
+    bad = next(
+        (x for x in _leaves(value) if type(x) not in _PY_KIND and not isinstance(x, np.generic)),
+        value,
+    )
+    return ValueError(
+        f"Attempt to convert a value ({bad!r}) with an unsupported type ({type(bad)!r}) to a "
+        "Tensor."
+    )
+
+
+def _python_array(value) -> np.ndarray:
+    """Python data as a NumPy array with TF's default dtypes: float -> float32, int -> int32
+    (int64 when a value needs it), complex -> complex128, bool -> bool."""
+    try:
+        arr = np.asarray(value)
+    except ValueError:  # NumPy: "inhomogeneous shape"
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+    except OverflowError:
+        raise ValueError(
+            "Can't convert Python sequence with out-of-range integer to Tensor."
+        ) from None
+    kind = arr.dtype.kind
+    if isinstance(value, (list, tuple)):
+        _check_sequence_types(value, kind)
+    if kind == "f":
+        return arr.astype(np.float32)
+    if kind in "iu":
+        if arr.size and (arr.max() > _INT64.max or arr.min() < _INT64.min):
+            raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
+        if arr.size and (arr.max() > np.iinfo(np.int32).max or arr.min() < np.iinfo(np.int32).min):
+            return arr.astype(np.int64)
+        return arr.astype(np.int32)
+    if kind == "c":
+        return arr.astype(np.complex128)
+    if kind == "b":
+        return arr
+    if kind in "US":
+        raise NotImplementedError(_NO_STRINGS)
+    leaves = list(_leaves(value))
+    if leaves and all(type(x) is int for x in leaves):  # NumPy gives up past uint64
+        raise ValueError("Can't convert Python sequence with out-of-range integer to Tensor.")
+    if any(isinstance(x, (str, bytes)) for x in leaves):
+        raise NotImplementedError(_NO_STRINGS)
+    raise _unsupported(value)
+
+
+def _cannot_convert(value, dtype: dtypes.DType) -> TypeError:
+    return TypeError(
+        f"Cannot convert {value!r} to EagerTensor of dtype {dtypes.tf_type_name(dtype)}"
+    )
+
+
+def _to_device(arr: np.ndarray, value) -> Tensor:
+    """Puts ``arr`` on the device in the dtype JAX can hold (``canonical_np_dtype``).
+
+    Narrowing an integer array must not change its values: TF would have kept them.
+    """
+    narrow = _NARROW.get(arr.dtype)
+    if narrow is not None and arr.dtype.kind in "iu" and arr.size and not x64_enabled():
+        info = np.iinfo(narrow)
+        if arr.min() < info.min or arr.max() > info.max:
+            raise ValueError(
+                f"tapejax: {value!r} needs {arr.dtype.name}, which JAX holds only in 64-bit "
+                f"mode (off): as {narrow.name} its values would wrap around. Run "
+                "jax.config.update('jax_enable_x64', True) before creating tensors."
+            )
+    target = canonical_np_dtype(arr.dtype)
+    if target != arr.dtype:
+        arr = arr.astype(target)
+    return wrap(jnp.asarray(arr))
 
 
 def _from_python_or_numpy(value, dtype: dtypes.DType | None) -> Tensor:
+    """TF's conversion of host data. NumPy data is cast to ``dtype`` as NumPy casts (TF
+    does the same); Python data only where no value can change (no float -> int)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "O":
+        value = value.tolist()
     is_numpy = isinstance(value, (np.ndarray, np.generic))
-    if isinstance(value, (str, bytes)) or (is_numpy and value.dtype.kind in "USO"):
-        _infer_python_dtype(value)  # raises the NotImplementedError for strings
+    if is_numpy and value.dtype.kind in "USV":
+        raise NotImplementedError(_NO_STRINGS)
+    if value is None:
+        raise ValueError(
+            "Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) "
+            "to a Tensor."
+        )
     if dtype is None:
-        np_dtype = value.dtype if is_numpy else _infer_python_dtype(value)
-    else:
-        if dtype is dtypes.string:
-            _infer_python_dtype("")
-        np_dtype = dtype._np
-        src = np.asarray(value)
-        if src.dtype.kind in "fc" and np_dtype.kind in "iub":
-            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
-        if src.dtype.kind == "c" and np_dtype.kind == "f":
-            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dtype.name}")
-    np_dtype = canonical_np_dtype(np_dtype)
-    return wrap(jnp.asarray(np.asarray(value, dtype=np_dtype)))
+        arr = np.asarray(value) if is_numpy else _python_array(value)
+        return _to_device(arr, value)
+    if dtype is dtypes.string:
+        _python_array(value)  # strings: the NotImplementedError; numbers pass to TF's error
+        raise _cannot_convert(value, dtype)
+    if isinstance(value, (str, bytes)):
+        raise _cannot_convert(value, dtype)
+    target = dtype._np
+    if is_numpy:
+        return _to_device(np.asarray(value).astype(target), value)
+    try:
+        src = _python_array(value)
+    except NotImplementedError:
+        raise _cannot_convert(value, dtype) from None
+    if src.dtype.kind in "fc" and target.kind in "iub":
+        raise _cannot_convert(value, dtype)
+    if src.dtype.kind == "c" and target.kind == "f":
+        raise _cannot_convert(value, dtype)
+    if src.dtype.kind in "iu" and target.kind == "b":
+        raise _cannot_convert(value, dtype)
+    # Integers wrap around into narrower integer types, as TF's conversion does.
+    return _to_device(src.astype(target), value)
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
@@ -289,10 +449,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
         )
     if isinstance(value, (jax.Array, jax.core.Tracer)):
         if dtype is not None and value.dtype != dtype._np:
-            raise ValueError(
-                f"Tensor conversion requested dtype {dtype.name} for array with dtype "
-                f"{value.dtype.name}"
-            )
+            # TF converts foreign arrays as it converts NumPy arrays: a cast.
+            value = value.astype(canonical_np_dtype(dtype._np))
         if getattr(value, "weak_type", False):
             # A weakly typed array would make every op it meets retrace once more.
             value = jax.lax.convert_element_type(value, value.dtype)
@@ -328,12 +486,22 @@ def constant(value, dtype=None, shape=None, name="Const") -> Tensor:
         array([1., 1.], dtype=float32)
     """
     del name
-    if isinstance(value, Tensor) or getattr(value, "_is_variable", False):
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != dtypes.as_dtype(dtype):
+            raise TypeError(
+                f"Expected tensor {value} with dtype {dtypes.as_dtype(dtype)!r}, but got dtype "
+                f"{value.dtype!r}."
+            )
+        t = value
+    elif getattr(value, "_is_variable", False):
+        # A Variable goes through TF's general conversion, which casts.
         t = convert_to_tensor(value)
         if dtype is not None and t.dtype != dtypes.as_dtype(dtype):
             from .ops import math_ops
 
             t = math_ops.cast(t, dtype)
+    elif isinstance(value, (jax.Array, jax.core.Tracer)):
+        t = convert_to_tensor(value, dtype=dtype)
     else:
         t = _from_python_or_numpy(value, None if dtype is None else dtypes.as_dtype(dtype))
     if shape is not None:
@@ -346,7 +514,8 @@ def constant(value, dtype=None, shape=None, name="Const") -> Tensor:
             else:
                 raise TypeError(
                     f"Eager execution of tf.constant with unsupported shape. Tensor "
-                    f"{t!r} (converted from {value!r}) has {t._value.size} elements, but got "
+                    f"{np.asarray(t._value)} (converted from {value!r}) has {t._value.size} "
+                    "elements, but got "
                     f"`shape` {TensorShape(shape)} with {int(np.prod(shape))} elements)."
                 )
     return t

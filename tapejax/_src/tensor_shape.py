@@ -11,6 +11,23 @@ from collections.abc import Iterable
 __all__ = ["TensorShape", "as_shape"]
 
 
+def _dimension(d) -> int | None:
+    """TF's ``Dimension(d).value``: None, or a non-negative int (anything with __index__)."""
+    if d is None:
+        return None
+    if not isinstance(d, int):
+        try:
+            d = int(d.__index__())
+        except (AttributeError, TypeError):
+            raise TypeError(
+                "Dimension value must be integer or None or have an __index__ method, got "
+                f"value '{d!r}' with type '{type(d)!r}'"
+            ) from None
+    if d < 0:
+        raise ValueError(f"Dimension {d} must be >= 0")
+    return d
+
+
 class TensorShape:
     """The shape of a tensor, as ``tf.TensorShape``.
 
@@ -28,10 +45,25 @@ class TensorShape:
             self._dims = None
         elif isinstance(dims, TensorShape):
             self._dims = dims._dims
-        elif isinstance(dims, int):
-            self._dims = (dims,)
+        elif isinstance(dims, (list, tuple)):
+            self._dims = tuple(_dimension(d) for d in dims)
         else:
-            self._dims = tuple(None if d is None else int(d) for d in dims)
+            try:
+                items = iter(dims)
+            except TypeError:  # a single dimension, as TF reads TensorShape(3)
+                self._dims = (_dimension(dims),)
+                return
+            out = []
+            for d in items:
+                try:
+                    out.append(_dimension(d))
+                except TypeError as e:
+                    raise TypeError(
+                        f"Failed to convert '{dims!r}' to a shape: '{d!r}'could not be converted "
+                        "to a dimension. A shape should either be single dimension (e.g. 10), or "
+                        "an iterable of dimensions (e.g. [1, 10, None])."
+                    ) from e
+            self._dims = tuple(out)
 
     @property
     def rank(self) -> int | None:
@@ -79,17 +111,44 @@ class TensorShape:
 
     def assert_is_compatible_with(self, other) -> None:
         if not self.is_compatible_with(other):
-            raise ValueError(f"Shapes {self} and {as_shape(other)} are incompatible")
+            raise ValueError(f"Shapes {self} and {other} are incompatible")
+
+    def most_specific_compatible_shape(self, other) -> TensorShape:
+        other = as_shape(other)
+        if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
+            return TensorShape(None)
+        pairs = zip(self._dims, other._dims, strict=True)
+        return TensorShape([a if a == b else None for a, b in pairs])
 
     def with_rank_at_least(self, rank: int) -> TensorShape:
         if self.rank is not None and self.rank < rank:
             raise ValueError(f"Shape {self} must have rank at least {rank}")
         return self
 
+    def with_rank_at_most(self, rank: int) -> TensorShape:
+        if self.rank is not None and self.rank > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
     def with_rank(self, rank: int) -> TensorShape:
-        if self.rank is not None and self.rank != rank:
+        if self._dims is None:  # TF: an unknown shape becomes one of that rank
+            return TensorShape([None] * rank)
+        if len(self._dims) != rank:
             raise ValueError(f"Shape {self} must have rank {rank}")
         return self
+
+    def assert_has_rank(self, rank: int) -> None:
+        if self.rank not in (None, rank):
+            raise ValueError(f"Shape {self} must have rank {rank}")
+
+    def assert_same_rank(self, other) -> None:
+        other = as_shape(other)
+        if self.rank is not None and other.rank is not None and self.rank != other.rank:
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def assert_is_fully_defined(self) -> None:
+        if not self.is_fully_defined():
+            raise ValueError(f"Shape {self} is not fully defined")
 
     def concatenate(self, other) -> TensorShape:
         other = as_shape(other)
@@ -151,11 +210,5 @@ class TensorShape:
 
 
 def as_shape(shape) -> TensorShape:
-    """Converts a list/tuple/None/TensorShape to a ``TensorShape``."""
-    if isinstance(shape, TensorShape):
-        return shape
-    if shape is None or isinstance(shape, (list, tuple, int)):
-        return TensorShape(shape)
-    if hasattr(shape, "__iter__"):
-        return TensorShape(list(shape))
-    raise TypeError(f"Cannot convert {shape!r} to a TensorShape.")
+    """Converts anything ``TensorShape`` accepts (list, tuple, int, None ...)."""
+    return shape if isinstance(shape, TensorShape) else TensorShape(shape)

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtypes, recorder
-from .tensor import Tensor, _next_id, convert_to_tensor, wrap
+from .tensor import Tensor, _next_id, convert_to_tensor, numpy_text, wrap
 from .tensor_shape import TensorShape
 
 __all__ = ["Variable", "name_scope", "VariableSynchronization", "VariableAggregation"]
@@ -41,32 +41,54 @@ class VariableAggregation(enum.Enum):
 
 class _Scopes(threading.local):
     def __init__(self):
-        self.stack: list = []
+        # TF eager's ``scope_name``: "" at the top, else the full scope ending in "/".
+        self.current: str = ""
 
 
 _scopes = _Scopes()
 
 
 class name_scope:  # noqa: N801 - TF's name
-    """A context manager that prefixes the names of Variables created inside (``tf.name_scope``)."""
+    """A context manager that prefixes the names of Variables created inside (``tf.name_scope``).
+
+    As TF 2: a name ending in "/" is an absolute scope (re-entering a scope returned by
+    ``__enter__``), and "" returns to the top level.
+    """
 
     def __init__(self, name: str):
+        if not isinstance(name, str):
+            raise ValueError("name for name_scope must be a string.")
         self._name = name
+        self._saved: list = []
 
     @property
     def name(self) -> str:
         return self._name
 
     def __enter__(self) -> str:
-        _scopes.stack.append(self._name.rstrip("/"))
-        return "/".join(_scopes.stack) + "/"
+        old = _scopes.current
+        name = self._name
+        if not name:
+            scope = ""
+        elif name.endswith("/"):
+            scope = name
+        else:
+            scope = old + name + "/"
+        self._saved.append(old)
+        _scopes.current = scope
+        return scope
 
     def __exit__(self, *exc):
-        _scopes.stack.pop()
+        _scopes.current = self._saved.pop()
 
 
 def _scoped(name: str) -> str:
-    return "/".join(_scopes.stack + [name]) if _scopes.stack else name
+    """A Variable's full name, as TF's ``name_scope(name, "Variable")`` builds it in eager."""
+    if not name:
+        return ""
+    if name.endswith("/"):  # absolute, as a name scope ending in "/"
+        return name[:-1]
+    return _scopes.current + name
 
 
 @jax.jit
@@ -93,7 +115,10 @@ class Variable:
 
     _is_variable = True
     __array_priority__ = 100
-    __slots__ = ("_value", "_id", "_trainable", "_name", "__weakref__")
+    __slots__ = (
+        "_value", "_id", "_trainable", "_name", "_shape", "_constraint", "_synchronization",
+        "_aggregation", "__weakref__",
+    )
 
     def __init__(
         self,
@@ -112,32 +137,55 @@ class Variable:
         experimental_enable_variable_lifting=True,
     ):
         if initial_value is None:
-            raise ValueError("The `initial_value` arg (`None`) must be specified.")
+            raise ValueError(
+                "The `initial_value` arg to `tf.Variable` must be specified except when you "
+                "are not providing a `variable_def`. You provided neither."
+            )
+        if constraint is not None and not callable(constraint):
+            raise ValueError(
+                f"Argument `constraint` must be None or a callable. a callable. Got a "
+                f"{type(constraint)}:  {constraint}"
+            )
         if callable(initial_value):
             initial_value = initial_value()
         with recorder.paused():  # creating a variable is not a read of anything
-            value = convert_to_tensor(initial_value, dtype=dtype)._value
-        if shape is not None and validate_shape:
-            if not TensorShape(shape).is_compatible_with(value.shape):
+            try:
+                value = convert_to_tensor(initial_value, dtype=dtype)._value
+            except ValueError as e:
+                if str(e).startswith("Tensor conversion requested"):
+                    raise ValueError(f"initial_value: {e}") from None
+                raise
+        declared = None
+        if shape is not None:
+            declared = TensorShape(shape)
+            if not declared.is_compatible_with(value.shape):
                 raise ValueError(
                     f"In this `tf.Variable` creation, the initial value's shape "
                     f"({TensorShape(value.shape)}) is not compatible with the explicitly "
-                    f"supplied `shape` argument ({TensorShape(shape)})."
+                    f"supplied `shape` argument ({shape})."
                 )
+            if declared.is_fully_defined():
+                declared = None  # the value's own shape says it all
         if trainable is None:
             trainable = synchronization != VariableSynchronization.ON_READ
         self._value = value
         self._id = _next_id()
         self._trainable = bool(trainable)
-        self._name = _scoped(name or "Variable") + ":0"
+        # A partially known ``shape`` is kept: it is the variable's shape, and assignments
+        # may change the value's shape within it (as in TF).
+        self._shape = declared
+        self._constraint = constraint
+        self._synchronization = synchronization
+        self._aggregation = aggregation
+        self._name = _scoped("Variable" if name is None else name) + ":0"
 
     # -- reads -------------------------------------------------------------------------
 
     def _dense_read(self, dtype=None) -> Tensor:
         if dtype is not None and dtypes.as_dtype(dtype) != self.dtype:
             raise ValueError(
-                f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} for "
-                f"variable with dtype {self.dtype.name}: {self!r}"
+                f"Incompatible type conversion requested to type {dtypes.as_dtype(dtype).name} "
+                f"for `tf.Variable of type {self.dtype.name}. (Variable: {self!r})"
             )
         t = wrap(self._value)
         recs = _state.recorders
@@ -179,7 +227,7 @@ class Variable:
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(self._value.shape)
+        return self._shape if self._shape is not None else TensorShape(self._value.shape)
 
     @property
     def ndim(self) -> int:
@@ -191,11 +239,15 @@ class Variable:
 
     @property
     def synchronization(self):
-        return VariableSynchronization.AUTO
+        return self._synchronization
 
     @property
     def aggregation(self):
-        return VariableAggregation.NONE
+        return self._aggregation
+
+    @property
+    def constraint(self):
+        return self._constraint
 
     def get_shape(self) -> TensorShape:
         return self.shape
@@ -215,68 +267,80 @@ class Variable:
                 r.variable_accessed(self)
 
     def _coerce(self, value):
-        if isinstance(value, (int, float, bool)) and not isinstance(value, np.generic):
-            if isinstance(value, float) and not self.dtype.is_differentiable:
-                raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {self.dtype.name}")
+        kind = self._value.dtype.kind
+        # Python scalars stay raw (weakly typed) when TF would convert them exactly.
+        if type(value) is bool or (
+            type(value) is int and kind != "b" and -(2**31) <= value < 2**31
+        ):
+            return value
+        if type(value) is float and kind in "fc":
             return value
         with recorder.paused():
             return convert_to_tensor(value, dtype=self.dtype)._value
 
-    def _check_shape(self, new):
-        if tuple(jnp.shape(new)) != self._value.shape:
-            raise ValueError(
-                f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable "
-                f"shape {self.shape}, and the assigned value shape {TensorShape(jnp.shape(new))} "
-                "are incompatible."
-            )
-
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        """Replaces the value. Returns the variable (``None`` if ``read_value=False``)."""
+        """Replaces the value. Returns the variable (``None`` if ``read_value=False``).
+
+        The value must have the variable's shape (TF's ValueError otherwise); a Python
+        scalar is not broadcast.
+        """
         new = self._coerce(value)
         if isinstance(new, (int, float, bool)):
-            new = jnp.full(self._value.shape, new, self._value.dtype)
-        self._check_shape(new)
+            new = jnp.asarray(new, self._value.dtype)
+        new_shape = tuple(jnp.shape(new))
+        if not self.shape.is_compatible_with(new_shape):
+            raise ValueError(
+                f"Cannot assign value to variable ' {self._name}': Shape mismatch.The variable "
+                f"shape {self.shape}, and the assigned value shape {TensorShape(new_shape)} "
+                "are incompatible."
+            )
         self._accessed()
         self._value = new
         return self if read_value else None
 
-    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        """Adds ``delta`` in place. Returns the variable."""
+    def _update(self, delta, fn, op_name: str):
         d = self._coerce(delta)
-        new = _add(self._value, d)
-        self._check_shape(new)
+        d_shape = tuple(jnp.shape(d))
+        if d_shape != self._value.shape:
+            from .errors import InvalidArgumentError
+
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Cannot update variable with shape [{','.join(map(str, self._value.shape))}] "
+                f"using a Tensor with shape [{','.join(map(str, d_shape))}], shapes must be "
+                f"equal. [Op:{op_name}]",
+            )
         self._accessed()
-        self._value = new
+        self._value = fn(self._value, d)
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        """Adds ``delta`` (of the variable's exact shape) in place. Returns the variable."""
+        self._update(delta, _add, "AssignAddVariableOp")
         return self if read_value else None
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        """Subtracts ``delta`` in place. Returns the variable."""
-        d = self._coerce(delta)
-        new = _sub(self._value, d)
-        self._check_shape(new)
-        self._accessed()
-        self._value = new
+        """Subtracts ``delta`` (of the variable's exact shape) in place. Returns the variable."""
+        self._update(delta, _sub, "AssignSubVariableOp")
         return self if read_value else None
 
     # -- Python protocol -----------------------------------------------------------------
 
     def __hash__(self):
-        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+        raise TypeError(
+            f"Variable is unhashable. Instead, use variable.ref() as the key. (Variable: {self})"
+        )
 
+    # Through the read value, as TF's: same conversions and errors as a Tensor's. A TF
+    # Variable has no ``len()`` and no ``__index__`` (TypeError), so none are defined here.
     def __bool__(self) -> bool:
-        return bool(self._value)
+        return wrap(self._value).__bool__()
 
     def __float__(self) -> float:
-        return float(self._value)
+        return wrap(self._value).__float__()
 
     def __int__(self) -> int:
-        return int(self._value)
-
-    def __index__(self) -> int:
-        return self.value().__index__()
-
-    def __len__(self) -> int:
-        return self.value().__len__()
+        return wrap(self._value).__int__()
 
     def __iter__(self):
         return self.value().__iter__()
@@ -284,11 +348,9 @@ class Variable:
     def __repr__(self) -> str:
         if isinstance(self._value, jax.core.Tracer):
             return f"<tf.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name} (traced)>"
-        value = np.asarray(self._value)
-        shown = np.array_repr(value) if value.ndim else str(value)
         return (
             f"<tf.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, "
-            f"numpy={shown}>"
+            f"numpy={numpy_text(self._value, is_repr=True)}>"
         )
 
     def __copy__(self):
@@ -296,6 +358,7 @@ class Variable:
 
     def __deepcopy__(self, memo):
         v = Variable(np.array(self._value), trainable=self._trainable, name=self._name[:-2])
+        v._shape = self._shape
         return v
 
 
@@ -313,3 +376,6 @@ class _VariableRef:
 
     def __eq__(self, other):
         return isinstance(other, _VariableRef) and other._var is self._var
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._var!r}>"

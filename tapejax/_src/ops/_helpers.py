@@ -6,15 +6,98 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import InvalidArgumentError
-from ..tensor import Tensor, convert_to_tensor
+from ..tensor import Tensor, _python_array, convert_to_tensor
 
-_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 _PY_SCALARS = (int, float, bool, complex)
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+
+# TF's op-def type constraints, verbatim and in TF's order: TF's error lists them so. An
+# op accepts the dtypes its ``kinds`` allow (what the JAX function computes) that are
+# also in TF's list; ops missing here are constrained by ``kinds`` alone.
+_F = "bfloat16, half, float, double"
+_C = "complex64, complex128"
+_FC = f"{_F}, {_C}"
+_REDUCE = (
+    "float, double, int32, uint8, int16, int8, complex64, int64, qint8, quint8, qint32, "
+    "bfloat16, qint16, quint16, uint16, complex128, half, uint32, uint64"
+)
+_ORDERED = "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64"
+_MINMAX = f"{_F}, int8, uint8, int16, uint16, int32, uint32, int64, uint64"
+_BITWISE = "int8, int16, int32, int64, uint8, uint16, uint32, uint64"
+_NN = "half, bfloat16, float, double"
+TF_ALLOWED = {
+    **dict.fromkeys(
+        ["Exp", "Log", "Log1p", "Expm1", "Sin", "Cos", "Tan", "Tanh", "Sqrt", "Rsqrt", "Sigmoid"],
+        _FC,
+    ),
+    **dict.fromkeys(["Floor", "Ceil", "IsNan", "IsFinite", "IsInf", "Atan2"], _F),
+    "Square": f"{_F}, int8, int16, int32, int64, uint8, uint16, uint32, uint64, {_C}",
+    **dict.fromkeys(
+        ["Neg", "Reciprocal", "Sign", "Round"], f"{_F}, int8, int16, int32, int64, {_C}"
+    ),
+    "Abs": f"{_F}, int8, int16, int32, int64",
+    "ComplexAbs": _C,
+    "AddV2": f"{_F}, uint8, uint16, uint32, uint64, int8, int16, int32, int64, {_C}",
+    "Sub": f"{_F}, uint8, int8, uint16, int16, int32, int64, {_C}, uint32, uint64",
+    **dict.fromkeys(
+        ["Mul", "RealDiv", "FloorDiv"],
+        f"{_F}, uint8, int8, uint16, int16, int32, uint32, uint64, int64, {_C}",
+    ),
+    "FloorMod": f"int8, int16, int32, int64, uint8, uint16, uint32, uint64, {_F}",
+    **dict.fromkeys(["Maximum", "Minimum"], _MINMAX),
+    "SquaredDifference": f"{_F}, int32, int64, {_C}",
+    **dict.fromkeys(["Less", "LessEqual", "Greater", "GreaterEqual"], _ORDERED),
+    "Pow": f"bfloat16, float, half, double, int8, int16, int32, int64, {_C}",
+    **dict.fromkeys(["AddN", "Sum", "Mean", "Prod", "BiasAdd"], _REDUCE),
+    **dict.fromkeys(["Max", "Min"], f"{_ORDERED}, qint8, quint8, qint32, qint16, quint16"),
+    **dict.fromkeys(
+        ["ArgMax", "ArgMin"], f"{_ORDERED}, qint8, quint8, qint32, qint16, quint16, bool"
+    ),
+    "MatMul": f"{_F}, int32, int64, uint8, uint16, uint32, uint64, {_C}",
+    "BatchMatMulV2": f"{_F}, int16, int32, int64, uint8, uint16, uint32, uint64, {_C}",
+    "BatchMatMulV3": f"{_F}, uint8, int8, int16, int32, int64, {_C}",
+    "Relu": f"{_ORDERED}, qint8",
+    "Relu6": _ORDERED,
+    **dict.fromkeys(
+        ["Elu", "Selu", "Softplus", "Softsign", "Softmax", "LogSoftmax", "L2Loss",
+         "SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"],
+        _NN,
+    ),
+    **dict.fromkeys(["BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"], _BITWISE),
+    "ReduceLogSumExp": _F,
+}
+_KIND_NAMES = {
+    "f": "bfloat16, half, float, double",
+    "c": "complex64, complex128",
+    "i": "int8, int16, int32, int64",
+    "u": "uint8, uint16, uint32, uint64",
+    "b": "bool",
+}
+_accepted: dict = {}
 
 
 def tf_type_name(np_dtype) -> str:
-    name = dtypes.from_array_dtype(np.dtype(np_dtype)).name
-    return _TF_TYPE_NAMES.get(name, name)
+    return dtypes.tf_type_name(np_dtype)
+
+
+def _kind(dt) -> str:
+    return "f" if dt == dtypes.bfloat16._np else dt.kind
+
+
+def accepted_dtypes(kinds: str, op_name: str) -> frozenset:
+    """The NumPy dtypes an op accepts: its ``kinds`` that TF's op def also allows."""
+    key = (kinds, op_name)
+    found = _accepted.get(key)
+    if found is None:
+        tf_names = TF_ALLOWED.get(op_name)
+        found = frozenset(
+            d._np
+            for d in dtypes._ALL
+            if _kind(d._np) in kinds
+            and (tf_names is None or tf_type_name(d._np) in tf_names.split(", "))
+        )
+        _accepted[key] = found
+    return found
 
 
 def to_tensor(x) -> Tensor:
@@ -38,11 +121,46 @@ def dtype_mismatch(op_name: str, index: int, expected, got) -> InvalidArgumentEr
 def coerce_scalar(v, like: Tensor):
     """A Python scalar operand: kept raw (a weakly typed JAX argument) if TF would accept it."""
     kind = like._value.dtype.kind
-    if isinstance(v, float) and kind in "iub":
-        raise TypeError(f"Cannot convert {v!r} to EagerTensor of dtype {like.dtype.name}")
-    if isinstance(v, complex) and kind != "c":
-        raise TypeError(f"Cannot convert {v!r} to EagerTensor of dtype {like.dtype.name}")
+    if (
+        (isinstance(v, float) and kind in "iub")
+        or (isinstance(v, complex) and kind != "c")
+        or (type(v) is int and kind == "b")
+    ):
+        raise TypeError(
+            f"Cannot convert {v!r} to EagerTensor of dtype {tf_type_name(like._value.dtype)}"
+        )
+    if type(v) is int and not _INT32_MIN <= v <= _INT32_MAX:
+        # JAX cannot take it as a weak int32; TF converts it to the tensor's dtype (wrapping).
+        return convert_to_tensor(v, dtype=like.dtype)
     return v
+
+
+def hinted_operands(x, y, op_name: str):
+    """``tf.add``'s and ``tf.truediv``'s rule: ``x`` is converted on its own, ``y`` with
+    ``x``'s dtype as a hint only; the dtypes must then match (InvalidArgumentError)."""
+    if type(x) is not Tensor:
+        x = to_tensor(x)
+    if type(y) is not Tensor and getattr(y, "_is_variable", False):
+        y = y._dense_read()
+    if type(y) is Tensor:
+        if x._value.dtype != y._value.dtype:
+            raise dtype_mismatch(op_name, 1, x._value.dtype, y._value.dtype)
+        return x, y
+    try:
+        return x, coerce_to(y, x)
+    except (TypeError, ValueError):
+        # The hint failed: TF converts ``y`` on its own (1.5 -> float32), then the op
+        # rejects the mismatch.
+        raise dtype_mismatch(op_name, 1, x._value.dtype, operand_dtype(y)) from None
+
+
+def operand_dtype(v) -> np.dtype:
+    """The dtype TF gives ``v`` on its own (TF's, even where JAX's x64 mode is off)."""
+    if isinstance(v, Tensor) or getattr(v, "_is_variable", False):
+        return v._value.dtype
+    if isinstance(v, (np.ndarray, np.generic)):
+        return v.dtype
+    return _python_array(v).dtype
 
 
 def coerce_to(v, like: Tensor):
@@ -88,44 +206,62 @@ def check_broadcast(x, y, op_name: str) -> None:
         ) from None
 
 
+def axis_ints(axis) -> list:
+    """``axis`` (int, list, tuple, int Tensor) as Python ints; a float is TF's TypeError."""
+    if isinstance(axis, Tensor) or getattr(axis, "_is_variable", False):
+        arr = np.asarray(axis)
+        if arr.dtype.kind not in "iu":
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Value for attr 'Tidx' of {tf_type_name(arr.dtype)} is not in the list of "
+                "allowed values: int32, int64",
+            )
+        return arr.reshape(-1).tolist()
+    items = axis if isinstance(axis, (list, tuple)) else [axis]
+    for a in items:
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer)):
+            raise TypeError(f"Cannot convert {axis!r} to EagerTensor of dtype int32")
+    return [int(a) for a in items]
+
+
 def normalize_axis(axis, ndim: int, op_name: str):
     """``axis`` (None, int, list, Tensor) as a hashable tuple of non-negative ints, or None."""
     if axis is None:
         return None
-    if isinstance(axis, Tensor) or getattr(axis, "_is_variable", False):
-        axis = np.asarray(axis).tolist()
-    if isinstance(axis, (list, tuple)):
-        axes = [int(a) for a in axis]
-    else:
-        axes = [int(axis)]
     out = []
-    for a in axes:
-        if not -ndim <= a < max(ndim, 1):
+    for a in axis_ints(axis):
+        if not -ndim <= a < ndim:
             raise InvalidArgumentError(
                 None,
                 None,
                 f"Invalid reduction dimension ({a} for input with {ndim} dimension(s) "
                 f"[Op:{op_name}]",
             )
-        out.append(a % ndim if ndim else 0)
+        a %= ndim
+        if a in out:
+            raise InvalidArgumentError(
+                None,
+                None,
+                "Invalid reduction arguments: Axes contains duplicate dimension: "
+                f"{a} [Op:{op_name}]",
+            )
+        out.append(a)
     return tuple(out)
 
 
 def require(x: Tensor, kinds: str, op_name: str) -> None:
     """TF's kernel type constraint: e.g. ``exp`` has no int32 kernel (kinds 'fc')."""
     dt = x._value.dtype
-    kind = "f" if dt == dtypes.bfloat16._np else dt.kind
-    if kind not in kinds:
-        allowed = {
-            "f": "bfloat16, half, float, double",
-            "c": "complex64, complex128",
-            "i": "int8, int16, int32, int64",
-            "u": "uint8, uint16, uint32, uint64",
-            "b": "bool",
-        }
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Value for attr 'T' of {tf_type_name(dt)} is not in the list of allowed values: "
-            f"{', '.join(allowed[k] for k in kinds)} [Op:{op_name}]",
-        )
+    if dt in accepted_dtypes(kinds, op_name):
+        return
+    if kinds == "b":
+        # Bool-only ops have no type attribute in TF: the error is a plain dtype mismatch.
+        raise dtype_mismatch(op_name, 0, np.dtype(np.bool_), dt)
+    allowed = TF_ALLOWED.get(op_name) or ", ".join(_KIND_NAMES[k] for k in kinds)
+    raise InvalidArgumentError(
+        None,
+        None,
+        f"Value for attr 'T' of {tf_type_name(dt)} is not in the list of allowed values: "
+        f"{allowed} [Op:{op_name}]",
+    )

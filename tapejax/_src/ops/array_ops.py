@@ -18,22 +18,37 @@ from ..dispatch import Op, apply, apply_unrecorded
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, canonical_np_dtype, convert_to_tensor, wrap
 from ..tensor_shape import TensorShape
-from ._helpers import dtype_mismatch, to_tensor
+from ._helpers import axis_ints, binary_operands, dtype_mismatch, tf_type_name, to_tensor
 
 
 def _concrete(x) -> bool:
     return not isinstance(getattr(x, "_value", x), jax.core.Tracer)
 
 
-def _ints(value) -> tuple:
-    """A shape-like argument (list, tuple, Tensor, TensorShape) as a tuple of Python ints."""
+def _ints(value, attr: str | None = None, op_name: str = "") -> tuple:
+    """A shape-like argument (list, tuple, Tensor, TensorShape) as a tuple of Python ints.
+
+    With ``attr`` (TF's index-type attribute, "Tshape" ...), float values are TF's
+    InvalidArgumentError instead of being truncated.
+    """
     if isinstance(value, TensorShape):
         return tuple(value.as_list())
-    if isinstance(value, Tensor) or getattr(value, "_is_variable", False):
-        return tuple(int(v) for v in np.asarray(value).reshape(-1))
-    if isinstance(value, (int, np.integer)):
-        return (int(value),)
-    return tuple(int(v) for v in value)
+    arr = np.asarray(value)
+    if attr is not None and arr.dtype.kind not in "iu" and arr.size:
+        name = "float" if arr.dtype.kind == "f" else tf_type_name(arr.dtype)
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr '{attr}' of {name} is not in the list of allowed values: "
+            f"int32, int64 [Op:{op_name}]",
+        )
+    return tuple(int(v) for v in arr.reshape(-1))
+
+
+def _check_dims(dims: tuple, op_name: str) -> None:
+    for d in dims:
+        if d < 0:
+            raise InvalidArgumentError(None, None, f"Dimension {d} must be >= 0 [Op:{op_name}]")
 
 
 # -- identity and stop_gradient -------------------------------------------------------------
@@ -65,12 +80,29 @@ _reshape_op = Op("Reshape", _reshape_fn)
 def reshape(tensor, shape, name=None):
     """Reshapes (``tf.reshape``); one dimension may be -1."""
     x = to_tensor(tensor)
-    shape = _ints(shape)
+    shape = _ints(shape, "Tshape", "Reshape")
     size = x._value.size
+    for i, d in enumerate(shape):
+        if d < -1:
+            raise InvalidArgumentError(
+                None, None, f"Size {i} must be non-negative, not {d} [Op:Reshape]"
+            )
     known = int(np.prod([d for d in shape if d != -1]))
     if shape.count(-1) > 1:
-        raise InvalidArgumentError(None, None, "Only one input size may be -1, not both 0 and 1 [Op:Reshape]")
-    if -1 in shape:
+        first = shape.index(-1)
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Only one input size may be -1, not both {first} and "
+            f"{shape.index(-1, first + 1)} [Op:Reshape]",
+        )
+    if -1 in shape and size == 0:
+        # TF's rule for empty tensors: the -1 takes the product of the input's non-zero
+        # dimensions over the requested non-zero ones.
+        have = int(np.prod([d for d in x._value.shape if d != 0]))
+        want = int(np.prod([d for d in shape if d not in (-1, 0)]))
+        shape = tuple(have // want if d == -1 else d for d in shape)
+    elif -1 in shape:
         if known == 0 or size % known:
             raise InvalidArgumentError(
                 None,
@@ -91,16 +123,28 @@ def reshape(tensor, shape, name=None):
     return apply(_reshape_op, (x,), (("shape", shape),))
 
 
+def _out_type(out_type, op_name: str) -> dtypes.DType:
+    dt = dtypes.int32 if out_type is None else dtypes.as_dtype(out_type)
+    if dt not in (dtypes.int32, dtypes.int64):
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'out_type' of {tf_type_name(dt)} is not in the list of allowed "
+            f"values: int32, int64 [Op:{op_name}]",
+        )
+    return dt
+
+
 def shape(input, out_type=None, name=None):  # noqa: A002
     """The shape as an int32 tensor (``tf.shape``)."""
     x = to_tensor(input)
-    dt = dtypes.int32 if out_type is None else dtypes.as_dtype(out_type)
+    dt = _out_type(out_type, "Shape")
     return wrap(jnp.asarray(np.asarray(x._value.shape, dtype=canonical_np_dtype(dt._np))))
 
 
 def size(input, out_type=None, name=None):  # noqa: A002
     x = to_tensor(input)
-    dt = dtypes.int32 if out_type is None else dtypes.as_dtype(out_type)
+    dt = _out_type(out_type, "Size")
     return wrap(jnp.asarray(x._value.size, dtype=canonical_np_dtype(dt._np)))
 
 
@@ -115,11 +159,20 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     """Permutes dimensions (``tf.transpose``); reverses them when ``perm`` is None."""
     x = to_tensor(a)
     n = x._value.ndim
-    perm = tuple(reversed(range(n))) if perm is None else _ints(perm)
-    if sorted(p % n if n else p for p in perm) != list(range(n)) or len(perm) != n:
+    perm = tuple(reversed(builtins.range(n))) if perm is None else _ints(perm, "Tperm", "Transpose")
+    if len(perm) != n:
         raise InvalidArgumentError(
             None, None, f"transpose expects a vector of size {n}. But input(1) is a vector of size {len(perm)} [Op:Transpose]"
         )
+    for p_ in perm:
+        if not -n <= p_ < n:
+            raise InvalidArgumentError(None, None, f"{p_} is out of range [0 .. {n}) [Op:Transpose]")
+    perm = tuple(p_ % n for p_ in perm)
+    for d in builtins.range(n):
+        if d not in perm:
+            raise InvalidArgumentError(
+                None, None, f"{d} is missing from {{{','.join(map(str, perm))}}}. [Op:Transpose]"
+            )
     return apply(_transpose_op, (x,), (("conj", bool(conjugate)), ("perm", perm)))
 
 
@@ -129,7 +182,12 @@ _expand_dims_op = Op("ExpandDims", lambda x, *, axis: jnp.expand_dims(x, axis))
 def expand_dims(input, axis, name=None):  # noqa: A002
     x = to_tensor(input)
     n = x._value.ndim
-    axis = int(axis)
+    axes = axis_ints(axis)
+    if len(axes) != 1:
+        raise InvalidArgumentError(
+            None, None, "'dim' must be a tensor with a single value [Op:ExpandDims]"
+        )
+    axis = axes[0]
     if not -n - 1 <= axis <= n:
         raise InvalidArgumentError(
             None, None, f"Tried to expand dim index {axis} for tensor with {n} dimensions. [Op:ExpandDims]"
@@ -146,7 +204,16 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
     if axis is None:
         ax = tuple(i for i, d in enumerate(shp) if d == 1)
     else:
-        ax = tuple(a % len(shp) for a in _ints(axis))
+        ax = axis_ints(axis)
+        for a in ax:
+            if not -len(shp) <= a < len(shp):
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    f"Tried to squeeze dim index {a} for tensor with {len(shp)} dimensions. "
+                    "[Op:Squeeze]",
+                )
+        ax = tuple(sorted({a % len(shp) for a in ax}))
         for a in ax:
             if shp[a] != 1:
                 raise InvalidArgumentError(
@@ -160,7 +227,12 @@ _tile_op = Op("Tile", lambda x, *, multiples: jnp.tile(x, multiples))
 
 def tile(input, multiples, name=None):  # noqa: A002
     x = to_tensor(input)
-    m = _ints(multiples)
+    m = _ints(multiples, "Tmultiples", "Tile")
+    for i, k in enumerate(m):
+        if k < 0:
+            raise InvalidArgumentError(
+                None, None, f"Expected multiples[{i}] >= 0, but got {k} [Op:Tile]"
+            )
     if len(m) != x._value.ndim:
         raise InvalidArgumentError(
             None,
@@ -178,10 +250,11 @@ _stack_op = Op("Pack", lambda *xs, axis: jnp.stack(xs, axis=axis))
 
 def _same_dtype(values, op_name):
     ts = [to_tensor(v) if (type(v) is Tensor or getattr(v, "_is_variable", False)) else v for v in values]
+    if not ts:
+        raise ValueError(f"{op_name} needs at least one input tensor; got an empty list.")
     first = next((t for t in ts if type(t) is Tensor), None)
-    if first is None:
-        ts = [convert_to_tensor(v) for v in ts]
-        first = ts[0]
+    if first is None:  # TF: the first value's dtype converts the others
+        first = ts[0] = convert_to_tensor(ts[0])
     out = []
     for i, t in enumerate(ts):
         if type(t) is not Tensor:
@@ -192,18 +265,26 @@ def _same_dtype(values, op_name):
     return out
 
 
+def _dims(shape) -> str:
+    return ",".join(map(str, shape))
+
+
 def concat(values, axis, name="concat"):
     """Joins tensors along ``axis`` (``tf.concat``)."""
     ts = _same_dtype(values, "ConcatV2")
     if len(ts) == 1:
         return identity(ts[0])
     nd = ts[0]._value.ndim
-    for t in ts:
+    if nd == 0:
+        raise InvalidArgumentError(
+            None, None, "ConcatOp : Can't concatenate scalars (use tf.stack instead) [Op:ConcatV2]"
+        )
+    for i, t in enumerate(ts):
         if t._value.ndim != nd:
             raise InvalidArgumentError(
-                None, None, f"ConcatOp : Ranks of all input tensors should match: shape[0] = {list(ts[0]._value.shape)} vs. shape[{ts.index(t)}] = {list(t._value.shape)} [Op:ConcatV2]"
+                None, None, f"ConcatOp : Ranks of all input tensors should match: shape[0] = [{_dims(ts[0]._value.shape)}] vs. shape[{i}] = [{_dims(t._value.shape)}] [Op:ConcatV2]"
             )
-    axis = int(axis)
+    (axis,) = axis_ints(axis)
     if not -nd <= axis < nd:
         raise InvalidArgumentError(None, None, f"ConcatOp : Expected concatenating dimensions in the range [{-nd}, {nd}), but got {axis} [Op:ConcatV2]")
     axis %= nd
@@ -211,13 +292,21 @@ def concat(values, axis, name="concat"):
         a, b = ts[0]._value.shape, t._value.shape
         if any(x != y for k, (x, y) in enumerate(zip(a, b)) if k != axis):
             raise InvalidArgumentError(
-                None, None, f"ConcatOp : Dimension {next(k for k, (x, y) in enumerate(zip(a, b)) if k != axis and x != y)} in both shapes must be equal: shape[0] = {list(a)} vs. shape[{i}] = {list(b)} [Op:ConcatV2]"
+                None, None, f"ConcatOp : Dimension {next(k for k, (x, y) in enumerate(zip(a, b)) if k != axis and x != y)} in both shapes must be equal: shape[0] = [{_dims(a)}] vs. shape[{i}] = [{_dims(b)}] [Op:ConcatV2]"
             )
     return apply(_concat_op, tuple(ts), (("axis", axis),))
 
 
 def stack(values, axis=0, name="stack"):
     """Stacks tensors of equal shape along a new ``axis`` (``tf.stack``)."""
+    if axis == 0 and not (values and all(
+        type(v) is Tensor or getattr(v, "_is_variable", False) for v in values
+    )):
+        # TF first tries to convert the whole list as one value ([1, 2.5] -> float32).
+        try:
+            return identity(convert_to_tensor(values))
+        except (TypeError, ValueError, NotImplementedError):
+            pass
     ts = _same_dtype(values, "Pack")
     shp = ts[0]._value.shape
     for i, t in enumerate(ts):
@@ -243,7 +332,7 @@ def pack_nested(value, dtype=None) -> Tensor:
 
 
 def _unstack_fn(x, *, axis, num):
-    return tuple(jnp.moveaxis(x, axis, 0)[i] for i in range(num))
+    return tuple(jnp.moveaxis(x, axis, 0)[i] for i in builtins.range(num))
 
 
 _unstack_op = Op("Unpack", _unstack_fn, multiple_outputs=True)
@@ -253,10 +342,18 @@ def unstack(value, num=None, axis=0, name="unstack"):
     """Splits along ``axis`` into a list of tensors (``tf.unstack``)."""
     x = to_tensor(value)
     nd = x._value.ndim
-    axis = int(axis) % nd
+    axis = int(axis)
+    if not -nd <= axis < nd:
+        raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd})")
+    axis %= nd
     n = x._value.shape[axis]
     if num is not None and num != n:
-        raise ValueError(f"Dimension {axis} in both shapes must be equal")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Input shape axis {axis} must equal {num}, got shape [{_dims(x._value.shape)}] "
+            "[Op:Unpack]",
+        )
     return list(apply(_unstack_op, (x,), (("axis", axis), ("num", n))))
 
 
@@ -269,12 +366,16 @@ def _dtype_np(dtype, default=dtypes.float32):
 
 def zeros(shape, dtype=dtypes.float32, name=None, layout=None):
     """A tensor of zeros (``tf.zeros``)."""
-    return wrap(jnp.zeros(_ints(shape), _dtype_np(dtype)))
+    dims = _ints(shape, "index_type", "Fill")
+    _check_dims(dims, "Fill")
+    return wrap(jnp.zeros(dims, _dtype_np(dtype)))
 
 
 def ones(shape, dtype=dtypes.float32, name=None, layout=None):
     """A tensor of ones (``tf.ones``)."""
-    return wrap(jnp.ones(_ints(shape), _dtype_np(dtype)))
+    dims = _ints(shape, "index_type", "Fill")
+    _check_dims(dims, "Fill")
+    return wrap(jnp.ones(dims, _dtype_np(dtype)))
 
 
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
@@ -287,40 +388,75 @@ def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     return wrap(jnp.ones(x._value.shape, x._value.dtype if dtype is None else _dtype_np(dtype)))
 
 
-_fill_op = Op("Fill", lambda v, *, shape: jnp.broadcast_to(v, shape))
+_fill_op = Op("Fill", lambda v, *, shape: jnp.broadcast_to(v.reshape(()), shape))
 
 
 def fill(dims, value, name=None, layout=None):
     """A tensor of shape ``dims`` filled with ``value`` (``tf.fill``; differentiable in value)."""
     v = to_tensor(value)
-    return apply(_fill_op, (v,), (("shape", _ints(dims)),))
+    if v._value.size != 1:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"value must represent a scalar, got shape [{_dims(v._value.shape)}] [Op:Fill]",
+        )
+    dims = _ints(dims, "index_type", "Fill")
+    _check_dims(dims, "Fill")
+    return apply(_fill_op, (v,), (("shape", dims),))
+
+
+_RANGE_HIERARCHY = ("int32", "int64", "float16", "bfloat16", "float32", "float64")
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
-    """``tf.range``: int32 for Python ints, float32 when any bound is a float."""
+    """``tf.range``: int32 for Python ints, float32 when any bound is a float.
+
+    Without ``dtype``, the widest of the bounds' dtypes wins (int32 < int64 < float16 <
+    bfloat16 < float32 < float64), as in TF.
+    """
     if limit is None:
         start, limit = 0, start
-    vals = [np.asarray(v) for v in (start, limit, delta)]
+    args = [
+        to_tensor(v) if isinstance(v, Tensor) or getattr(v, "_is_variable", False)
+        else convert_to_tensor(v, dtype=dtype)
+        for v in (start, limit, delta)
+    ]
     if dtype is None:
-        is_float = any(v.dtype.kind == "f" for v in vals)
-        dtype = dtypes.float32 if is_float else dtypes.int32
-        for v, orig in zip(vals, (start, limit, delta)):
-            if isinstance(orig, Tensor):
-                dtype = orig.dtype
+        dtype = max((a.dtype for a in args), key=lambda d: _RANGE_HIERARCHY.index(d.name))
     npd = _dtype_np(dtype)
-    s, l, d = (v.item() for v in vals)
+    s, l, d = (np.asarray(a._value).item() for a in args)
     if d == 0:
-        raise InvalidArgumentError(None, None, "Requires delta != 0: 0 [Op:Range]")
+        raise InvalidArgumentError(None, None, f"Requires delta != 0: {d} [Op:Range]")
+    if d > 0 and s > l:
+        raise InvalidArgumentError(
+            None, None, f"Requires start <= limit when delta > 0: {s}/{l} [Op:Range]"
+        )
+    if d < 0 and s < l:
+        raise InvalidArgumentError(
+            None, None, f"Requires start >= limit when delta < 0: {s}/{l} [Op:Range]"
+        )
     return wrap(jnp.arange(s, l, d, dtype=npd))
 
 
+_linspace_op = Op(
+    "LinSpace", lambda s, e, *, num, axis: jnp.linspace(s, e, num, axis=axis, dtype=s.dtype)
+)
+
+
 def linspace(start, stop, num, name=None, axis=0):
-    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (``tf.linspace``)."""
-    s, e = to_tensor(start), to_tensor(stop)
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (``tf.linspace``).
+
+    Integer bounds give float64, as in TF; ``start`` and ``stop`` may be tensors that
+    broadcast, and the result is differentiable in them.
+    """
+    s = to_tensor(start)
+    e = to_tensor(stop) if isinstance(stop, Tensor) else convert_to_tensor(stop, dtype=s.dtype)
     if s._value.dtype.kind not in "fc":
-        s = wrap(s._value.astype(jnp.float32))
-        e = wrap(e._value.astype(jnp.float32))
-    return wrap(jnp.linspace(s._value, e._value, int(num), axis=axis, dtype=s._value.dtype))
+        from .math_ops import cast
+
+        s, e = cast(s, dtypes.float64), cast(e, dtypes.float64)
+    (n,) = axis_ints(num)
+    return apply(_linspace_op, (s, e), (("axis", int(axis)), ("num", n)))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
@@ -331,12 +467,33 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot encoding (``tf.one_hot``); ``on_value``/``off_value`` set the dtype when
+    ``dtype`` is not given, and must agree with it and each other, as in TF."""
     ind = to_tensor(indices)
-    npd = _dtype_np(dtype)
-    on = 1 if on_value is None else on_value
-    off = 0 if off_value is None else off_value
-    out = jnp.where(jax.nn.one_hot(ind._value, int(depth), axis=-1 if axis is None else axis, dtype=bool), on, off)
-    return wrap(out.astype(npd))
+    if ind._value.dtype.kind not in "iu" or ind._value.dtype.itemsize == 2:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'TI' of {tf_type_name(ind._value.dtype)} is not in the list of "
+            "allowed values: uint8, int8, int32, int64 [Op:OneHot]",
+        )
+    hint = None if dtype is None else dtypes.as_dtype(dtype)
+    on = None if on_value is None else convert_to_tensor(on_value, dtype_hint=hint)
+    off = None if off_value is None else convert_to_tensor(off_value, dtype_hint=hint)
+    for v, which in ((on, "on_value"), (off, "off_value")):
+        if v is not None and hint is not None and v.dtype != hint:
+            raise TypeError(f"dtype {v.dtype} of {which} does not match dtype parameter {hint}")
+    if on is not None and off is not None and on.dtype != off.dtype:
+        raise TypeError(
+            f"dtype {on.dtype} of on_value does not match dtype {off.dtype} of off_value"
+        )
+    if hint is None:
+        hint = on.dtype if on is not None else (off.dtype if off is not None else dtypes.float32)
+    npd = _dtype_np(hint)
+    on_v = 1 if on is None else on._value
+    off_v = 0 if off is None else off._value
+    hot = jax.nn.one_hot(ind._value, int(depth), axis=-1 if axis is None else axis, dtype=bool)
+    return wrap(jnp.where(hot, on_v, off_v).astype(npd))
 
 
 # -- selection ------------------------------------------------------------------------------
@@ -359,9 +516,11 @@ def where(condition, x=None, y=None, name=None):
         raise ValueError("x and y must both be non-None or both be None.")
     if c._value.dtype != np.bool_:
         raise InvalidArgumentError(None, None, f"cannot compute SelectV2 as input #0(zero-based) was expected to be a bool tensor but is a {c.dtype.name} tensor [Op:SelectV2]")
-    from ._helpers import binary_operands
-
-    x, y = binary_operands(x, y, "SelectV2")
+    try:
+        x, y = binary_operands(x, y, "SelectV2")
+    except InvalidArgumentError:
+        # TF reports the mismatch against input #2 (``y``): condition is input #0.
+        raise dtype_mismatch("SelectV2", 2, to_tensor(x)._value.dtype, to_tensor(y)._value.dtype) from None
     if type(x) is not Tensor:
         x = convert_to_tensor(x, dtype=y.dtype) if type(y) is Tensor else convert_to_tensor(x)
     if type(y) is not Tensor:
@@ -414,10 +573,20 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     p = to_tensor(params)
     ind = to_tensor(indices)
     if ind._value.dtype.kind not in "iu":
-        raise InvalidArgumentError(None, None, f"Value for attr 'Tindices' of {ind.dtype.name} is not in the list of allowed values: int16, int32, int64 [Op:GatherV2]")
-    axis = 0 if axis is None else int(axis)
-    axis %= max(p._value.ndim, 1)
-    batch_dims = int(batch_dims) % (ind._value.ndim + 1) if batch_dims < 0 else int(batch_dims)
+        raise InvalidArgumentError(None, None, f"Value for attr 'Tindices' of {tf_type_name(ind._value.dtype)} is not in the list of allowed values: int16, int32, int64 [Op:GatherV2]")
+    (axis,) = axis_ints(0 if axis is None else axis)
+    nd = p._value.ndim
+    if not -nd <= axis < nd:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Shape must be at least rank {axis + 1 if axis >= 0 else -axis} but is rank {nd} "
+            "[Op:GatherV2]",
+        )
+    axis %= nd
+    batch_dims = int(batch_dims)
+    if batch_dims < 0:  # TF counts a negative batch_dims from the indices' rank
+        batch_dims += ind._value.ndim
     _check_indices(ind, p._value.shape[axis])
     return apply(_gather_op, (p, ind), (("axis", axis), ("batch_dims", batch_dims)))
 
@@ -454,8 +623,12 @@ def _slice_part(v):
     if v is None:
         return None
     if isinstance(v, Tensor) or getattr(v, "_is_variable", False):
+        v = to_tensor(v)
+        if v._value.ndim == 0 and v._value.dtype.kind in "iu":
+            return int(v._value)
+    elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         return int(v)
-    return int(v)
+    raise TypeError(_BAD_INDEX.format(v))
 
 
 def getitem(tensor, key):
@@ -469,12 +642,24 @@ def getitem(tensor, key):
         if k is None:
             spec.append(("n",))
         elif k is Ellipsis:
+            if ("e",) in spec:
+                raise InvalidArgumentError(
+                    None, None, "Multiple ellipses in slice spec not allowed [Op:StridedSlice]"
+                )
             spec.append(("e",))
         elif isinstance(k, slice):
-            spec.append(("s", _slice_part(k.start), _slice_part(k.stop), _slice_part(k.step)))
+            step = _slice_part(k.step)
+            if step == 0:
+                raise InvalidArgumentError(
+                    None, None, f"strides[{len(spec)}] must be non-zero [Op:StridedSlice]"
+                )
+            spec.append(("s", _slice_part(k.start), _slice_part(k.stop), step))
         elif isinstance(k, (bool, np.bool_)):
-            raise TypeError(_BAD_INDEX.format(k))
-        elif isinstance(k, (int, np.integer)):
+            # TF reads a Python bool as a boolean mask, which cannot be a scalar.
+            raise ValueError("mask cannot be scalar.")
+        elif isinstance(k, (int, np.integer)) or (
+            isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu"
+        ):
             spec.append(("i", int(k)))
         elif isinstance(k, Tensor) or getattr(k, "_is_variable", False):
             k = to_tensor(k)
@@ -507,8 +692,12 @@ def _check_spec(spec, shp):
         elif tag == "i":
             n = shp[dim]
             if not -n <= e[1] < n:
+                # TF reports a negative index after adding the dimension's size.
+                shown = e[1] + n if e[1] < 0 else e[1]
                 raise InvalidArgumentError(
-                    None, None, f"slice index {e[1]} of dimension {dim} out of bounds. [Op:StridedSlice]"
+                    None,
+                    None,
+                    f"slice index {shown} of dimension {dim} out of bounds. [Op:StridedSlice]",
                 )
             dim += 1
         elif tag in "st":

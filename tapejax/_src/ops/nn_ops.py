@@ -13,28 +13,51 @@ import numpy as np
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
-from ._helpers import binary_operands, require, to_tensor
-from .math_ops import _unary
+from ._helpers import binary_operands, dtype_mismatch, require, tf_type_name, to_tensor
+from .math_ops import _unary, cast, sigmoid, tanh  # noqa: F401 - tf.nn's are tf.math's
 
-relu = _unary("Relu", jax.nn.relu, "fiu")
-relu6 = _unary("Relu6", jax.nn.relu6, "fiu")
-elu = _unary("Elu", jax.nn.elu, "f")
-selu = _unary("Selu", jax.nn.selu, "f")
-softplus = _unary("Softplus", jax.nn.softplus, "f")
-softsign = _unary("Softsign", jax.nn.soft_sign, "f")
-sigmoid = _unary("Sigmoid", jax.nn.sigmoid, "f")
-tanh = _unary("Tanh", jnp.tanh, "fc")
+
+def _activation(tf_name: str, fn, kinds: str):
+    """A unary op whose argument is TF's ``features`` (``tf.nn.relu(features=x)`` works)."""
+    unary = _unary(tf_name, fn, kinds)
+
+    def public(features, name=None):
+        return unary(features)
+
+    public.__name__ = unary.__name__
+    public.__doc__ = f"``tf.nn.{tf_name.lower()}``: elementwise ``{tf_name}``, differentiable."
+    public.op = unary.op
+    return public
+
+
+relu = _activation("Relu", jax.nn.relu, "fiu")
+# jax.nn.relu6 returns floats for ints; TF keeps the dtype.
+relu6 = _activation(
+    "Relu6", lambda x: jax.nn.relu6(x) if x.dtype.kind == "f" else jnp.clip(x, 0, 6), "fiu"
+)
+elu = _activation("Elu", jax.nn.elu, "f")
+selu = _activation("Selu", jax.nn.selu, "f")
+softplus = _activation("Softplus", jax.nn.softplus, "f")
+softsign = _activation("Softsign", jax.nn.soft_sign, "f")
+# ``tf.nn.sigmoid`` and ``tf.nn.tanh`` are ``tf.math``'s (complex included), imported above.
 
 _softmax_op = Op("Softmax", lambda x, *, axis: jax.nn.softmax(x, axis=axis))
 _log_softmax_op = Op("LogSoftmax", lambda x, *, axis: jax.nn.log_softmax(x, axis=axis))
 
 
-def _axis(x: Tensor, axis) -> int:
+def _axis(x: Tensor, axis, op_name: str) -> int:
     n = x._value.ndim
+    if n == 0:
+        raise InvalidArgumentError(
+            None, None, f"logits must have >= 1 dimension, got [] [Op:{op_name}]"
+        )
     axis = -1 if axis is None else int(axis)
     if not -n <= axis < n:
         raise InvalidArgumentError(
-            None, None, f"`axis` must be in the range [{-n}, {n}) where {n} is the number of dimensions in the input. Received: axis={axis}"
+            None,
+            None,
+            f"`dim` must be in the range [{-n}, {n}) where {n} is the number of dimensions in "
+            f"the input. Received: dim={axis}",
         )
     return axis % n
 
@@ -43,43 +66,40 @@ def softmax(logits, axis=None, name=None):
     """Softmax along ``axis`` (last by default), as ``tf.nn.softmax``."""
     x = to_tensor(logits)
     require(x, "f", "Softmax")
-    return apply(_softmax_op, (x,), (("axis", _axis(x, axis)),))
+    return apply(_softmax_op, (x,), (("axis", _axis(x, axis, "Softmax")),))
 
 
 def log_softmax(logits, axis=None, name=None):
     """Log-softmax along ``axis`` (last by default), as ``tf.nn.log_softmax``."""
     x = to_tensor(logits)
     require(x, "f", "LogSoftmax")
-    return apply(_log_softmax_op, (x,), (("axis", _axis(x, axis)),))
+    return apply(_log_softmax_op, (x,), (("axis", _axis(x, axis, "LogSoftmax")),))
 
 
 def _sparse_xent_fn(labels, logits):
-    lse = jax.scipy.special.logsumexp(logits, axis=-1)
-    picked = jnp.take_along_axis(logits, labels[..., None].astype(jnp.int32), axis=-1)[..., 0]
-    return lse - picked
+    # Through log_softmax (max subtracted first): as precise as TF's kernel in float32.
+    log_probs = jax.nn.log_softmax(logits, axis=-1)
+    return -jnp.take_along_axis(log_probs, labels[..., None].astype(jnp.int32), axis=-1)[..., 0]
 
 
 _sparse_xent_op = Op("SparseSoftmaxCrossEntropyWithLogits", _sparse_xent_fn)
 
 
-def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """Per-example cross-entropy of integer ``labels`` against ``logits`` (last axis: classes).
+
+    TF 2's signature: both arguments are required and may be passed by position.
 
     Raises:
       ValueError: shapes do not match (``labels.shape == logits.shape[:-1]``).
       InvalidArgumentError: a label outside ``[0, num_classes)`` (checked when eager).
     """
-    if labels is None or logits is None:
-        raise ValueError(
-            "Only call `sparse_softmax_cross_entropy_with_logits` with named arguments "
-            "(labels=..., logits=..., ...). "
-        )
     lab = to_tensor(labels)
     lg = to_tensor(logits)
     require(lg, "f", "SparseSoftmaxCrossEntropyWithLogits")
     if lab._value.dtype.kind not in "iu":
         raise InvalidArgumentError(
-            None, None, f"Value for attr 'Tlabels' of {lab.dtype.name} is not in the list of allowed values: int32, int64 [Op:SparseSoftmaxCrossEntropyWithLogits]"
+            None, None, f"Value for attr 'Tlabels' of {tf_type_name(lab._value.dtype)} is not in the list of allowed values: int32, int64 [Op:SparseSoftmaxCrossEntropyWithLogits]"
         )
     if lab._value.ndim != lg._value.ndim - 1:
         raise ValueError(
@@ -113,14 +133,39 @@ _xent_op = Op(
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """Cross-entropy between a label distribution and ``logits`` (``tf.nn.softmax_cross_entropy_with_logits``)."""
-    lab, lg = binary_operands(labels, logits, "SoftmaxCrossEntropyWithLogits")
+    """Cross-entropy between a label distribution and ``logits`` (``tf.nn.softmax_cross_entropy_with_logits``).
+
+    As TF: ``labels`` are cast to ``logits``' dtype and may broadcast against them; the
+    gradient flows into both.
+    """
+    lg = to_tensor(logits)
     require(lg, "f", "SoftmaxCrossEntropyWithLogits")
-    if lab._value.shape != lg._value.shape:
+    lab = cast(to_tensor(labels), lg.dtype)
+    ax = _axis(lg, axis, "SoftmaxCrossEntropyWithLogits")
+    ls, gs = lab._value.shape, lg._value.shape
+    try:
+        fits = len(ls) == len(gs) and np.broadcast_shapes(ls, gs) == gs
+    except ValueError:
+        fits = False
+    if not fits:
         raise InvalidArgumentError(
-            None, None, f"logits and labels must be broadcastable: logits_size=[{','.join(map(str, lg._value.shape))}] labels_size=[{','.join(map(str, lab._value.shape))}] [Op:SoftmaxCrossEntropyWithLogits]"
+            None,
+            None,
+            "logits and labels must be broadcastable: "
+            f"logits_size=[{','.join(map(str, _flat2d(gs, ax)))}] "
+            f"labels_size=[{','.join(map(str, _flat2d(ls, ax)))}] "
+            "[Op:SoftmaxCrossEntropyWithLogits]",
         )
-    return apply(_xent_op, (lab, lg), (("axis", _axis(lg, axis)),))
+    return apply(_xent_op, (lab, lg), (("axis", ax),))
+
+
+def _flat2d(shape, axis):
+    # TF's kernel sees [batch, classes]: the class axis last, the others flattened.
+    if not shape:
+        return (1, 1)
+    axis = min(axis, len(shape) - 1)
+    rest = [d for i, d in enumerate(shape) if i != axis]
+    return (int(np.prod(rest)), shape[axis])
 
 
 _sigmoid_xent_op = Op(
@@ -130,12 +175,24 @@ _sigmoid_xent_op = Op(
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
-    """Elementwise logistic loss, computed stably (``tf.nn.sigmoid_cross_entropy_with_logits``)."""
-    lab, lg = binary_operands(labels, logits, "SigmoidCrossEntropyWithLogits")
+    """Elementwise logistic loss, computed stably (``tf.nn.sigmoid_cross_entropy_with_logits``).
+
+    As TF: ``labels`` and ``logits`` are converted separately, so int labels are an error
+    (TF's text names the ``Mul`` inside its formula).
+    """
+    if labels is None or logits is None:
+        raise ValueError(
+            "Both `labels` and `logits` must be provided for sigmoid_cross_entropy_with_logits"
+            f"Received: labels={labels} and logits={logits}"
+        )
+    lg, lab = to_tensor(logits), to_tensor(labels)
     if lab._value.shape != lg._value.shape:
         raise ValueError(
             f"`logits` and `labels` must have the same shape, received ({lg.shape} vs {lab.shape})."
         )
+    if lab._value.dtype != lg._value.dtype:
+        raise dtype_mismatch("Mul", 1, lg._value.dtype, lab._value.dtype)
+    require(lg, "fc", "Exp")  # where TF's formula first needs a floating type
     return apply(_sigmoid_xent_op, (lab, lg))
 
 
@@ -147,7 +204,16 @@ def bias_add(value, bias, data_format=None, name=None):
     x, b = binary_operands(value, bias, "BiasAdd")
     if data_format not in (None, "NHWC", "N...C"):
         raise NotImplementedError(f"tapejax.nn.bias_add supports channels-last only, got data_format={data_format!r}")
-    if b._value.ndim != 1 or b._value.shape[0] != x._value.shape[-1]:
+    require(x, "fciu", "BiasAdd")
+    if x._value.ndim < 2:
+        raise InvalidArgumentError(
+            None, None, f"Input tensor must be at least 2D: [{','.join(map(str, x._value.shape))}] [Op:BiasAdd]"
+        )
+    if b._value.ndim != 1:
+        raise InvalidArgumentError(
+            None, None, f"Biases must be 1D: [{','.join(map(str, b._value.shape))}] [Op:BiasAdd]"
+        )
+    if b._value.shape[0] != x._value.shape[-1]:
         raise InvalidArgumentError(
             None, None, f"Must provide as many biases as the last dimension of the input tensor: [{','.join(map(str, b._value.shape))}] vs. [{','.join(map(str, x._value.shape))}] [Op:BiasAdd]"
         )

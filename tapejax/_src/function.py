@@ -1,0 +1,382 @@
+"""``tapejax.function``: a whole TF-style Python step becomes one jitted XLA program.
+
+The first call runs the Python function eagerly (so layers and optimizers may create
+their Variables, as TF allows on the first call only) and notes every Variable it
+touches. Each new input signature is then traced once into a pure JAX function
+``(variable values, tensor args) -> (outputs, new variable values)`` with the
+Variables temporarily bound to tracers; a call runs the compiled program and writes
+the new values back, donating the old buffers when nothing else holds them (XLA passes
+unchanged ones through without a copy). Tapes, jacobians and custom gradients inside
+work unchanged: they see Tensors that wrap tracers.
+
+Called while a tape records, the program is applied as one op, so gradients flow
+through the call like through any other op.
+
+It must never bake a Variable's value into a program as a constant: a Variable read or
+assigned during a trace that was not bound to an argument makes the trace start over
+with it bound.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+
+import jax
+import numpy as np
+
+from . import dispatch, nest, recorder
+from .dispatch import Op
+from .tensor import Tensor, convert_to_tensor, wrap
+
+__all__ = ["function", "Function", "run_functions_eagerly", "functions_run_eagerly"]
+
+_run_eagerly = [False]
+
+_VARIABLE_CREATED_LATER = (
+    "tf.function only supports singleton tf.Variables created on the first call. Make sure "
+    "the tf.Variable is only created once or created outside tf.function. See "
+    "https://www.tensorflow.org/guide/function#creating_tfvariables for more information."
+)
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """Runs every ``tapejax.function`` as plain Python: the debugging escape hatch.
+
+    As ``tf.config.run_functions_eagerly``.
+    """
+    _run_eagerly[0] = bool(run_eagerly)
+
+
+def functions_run_eagerly() -> bool:
+    return _run_eagerly[0]
+
+
+class _Watcher:
+    """A recorder noting the Variables a run reads or assigns (and their values before)."""
+
+    def __init__(self, bound=frozenset()):
+        self.touched: dict = {}
+        self.saved: dict = {}
+        self._bound = bound
+
+    def record(self, op, static, args, outs):
+        pass
+
+    def variable_read(self, var, tensor):
+        self.touched.setdefault(var._id, var)
+
+    def variable_accessed(self, var):
+        if var._id not in self._bound and var._id not in self.saved:
+            self.saved[var._id] = (var, var._value)
+        self.touched.setdefault(var._id, var)
+
+
+class _Retrace(Exception):
+    """A trace met Variables it had not bound: start over with them."""
+
+    def __init__(self, variables):
+        super().__init__()
+        self.variables = variables
+
+
+def _is_var(x) -> bool:
+    return getattr(x, "_is_variable", False)
+
+
+def _is_array(x) -> bool:
+    return type(x) is Tensor or isinstance(x, (np.ndarray, jax.Array))
+
+
+def _leaf_key(x):
+    """What of an argument a trace depends on: avals of tensors, values of the rest (TF's rule)."""
+    if type(x) is Tensor:
+        return ("T", x._value.shape, x._value.dtype)
+    if isinstance(x, (np.ndarray, jax.Array)):
+        return ("T", x.shape, convert_to_tensor(x)._value.dtype)
+    if _is_var(x):
+        return ("V", x._id)
+    try:
+        hash(x)
+    except TypeError:
+        return ("O", id(x))
+    return ("P", type(x), x)
+
+
+def _tree_key(tree):
+    if isinstance(tree, (list, tuple)):
+        return (type(tree).__name__, tuple(_tree_key(x) for x in tree))
+    if isinstance(tree, dict):
+        items = sorted(tree.items(), key=lambda kv: str(kv[0]))
+        return ("dict", tuple((k, _tree_key(v)) for k, v in items))
+    return None
+
+
+class _Concrete:
+    """One traced signature: the variables it binds, its compiled forms, its output layout."""
+
+    def __init__(self, function, args, kwargs, flat, variables):
+        self.variables = variables
+        self.out_tree = None
+        self.out_kinds = None
+        tensor_pos = [i for i, x in enumerate(flat) if _is_array(x)]
+        bound = frozenset(v._id for v in variables)
+
+        def pure(var_values, arg_values):
+            saved = [v._value for v in variables]
+            for v, value in zip(variables, var_values):
+                v._value = value
+            watcher = _Watcher(bound)
+            from .variables import _creation_hooks
+
+            def refuse(var):
+                raise ValueError(_VARIABLE_CREATED_LATER)
+
+            _creation_hooks.append(refuse)
+            try:
+                with recorder.only((watcher,)):
+                    new_flat = list(flat)
+                    for p, value in zip(tensor_pos, arg_values):
+                        new_flat[p] = wrap(value)
+                    a, k = nest.pack_sequence_as((args, kwargs), new_flat)
+                    function._tracing_count += 1
+                    result = function._python_function(*a, **k)
+                new_values = [v._value for v in variables]
+            finally:
+                _creation_hooks.remove(refuse)
+                for v, value in zip(variables, saved):
+                    v._value = value
+                for var, value in watcher.saved.values():
+                    var._value = value
+            unbound = {i: v for i, v in watcher.touched.items() if i not in bound}
+            if unbound:
+                raise _Retrace(unbound)
+            outs, kinds = [], []
+            for leaf in nest.flatten(result):
+                if type(leaf) is Tensor or _is_var(leaf):
+                    outs.append(leaf._value)
+                    kinds.append(None)
+                else:
+                    kinds.append(("python", leaf))
+            self.out_tree = result
+            self.out_kinds = kinds
+            return outs, new_values
+
+        self.pure = pure
+        self.donating = jax.jit(pure, donate_argnums=(0,))
+        self.plain = jax.jit(pure)
+        self.op = Op(
+            "StatefulPartitionedCall", self._op_fn, multiple_outputs=True, runs_user_code=True
+        )
+
+    def _op_fn(self, *flat):
+        n = len(self.variables)
+        outs, new = self.pure(list(flat[:n]), list(flat[n:]))
+        return tuple(outs) + tuple(new)
+
+
+class Function:
+    """A Python function compiled once per input signature (``tf.function``'s result).
+
+    See ``tapejax.function``.
+    """
+
+    def __init__(self, python_function, input_signature=None, jit_compile=None, reduce_retracing=False):
+        self._python_function = python_function
+        self._input_signature = input_signature
+        self._jit_compile = jit_compile
+        self._reduce_retracing = reduce_retracing
+        self._cache: dict = {}
+        self._variables: dict = {}  # every Variable the function has touched, by id
+        self._first_call_done = False
+        self._tracing_count = 0
+        functools.update_wrapper(self, python_function)
+
+    def __call__(self, *args, **kwargs):
+        if _run_eagerly[0]:
+            return self._python_function(*args, **kwargs)
+        if self._input_signature is not None:
+            _check_signature(self._input_signature, args, self.__name__)
+        if not self._first_call_done:
+            return self._first_call(args, kwargs)
+        flat = nest.flatten((args, kwargs))
+        return self._run(args, kwargs, flat)
+
+    def _first_call(self, args, kwargs):
+        watcher = _Watcher()
+        recorder.push(watcher)
+        try:
+            result = self._python_function(*args, **kwargs)
+        finally:
+            recorder.remove(watcher)
+        self._variables.update(watcher.touched)
+        self._first_call_done = True
+        return result
+
+    def _concrete(self, args, kwargs, flat, retrace=False):
+        key = (_tree_key((args, kwargs)), tuple(_leaf_key(x) for x in flat))
+        concrete = None if retrace else self._cache.get(key)
+        if concrete is None:
+            concrete = self._cache[key] = self._new_concrete(args, kwargs, flat)
+        return concrete
+
+    def _new_concrete(self, args, kwargs, flat):
+        return _Concrete(
+            self, args, kwargs, flat, sorted(self._variables.values(), key=lambda v: v._id)
+        )
+
+    def _run(self, args, kwargs, flat):
+        arg_tensors = [x if type(x) is Tensor else convert_to_tensor(x) for x in flat if _is_array(x)]
+        concrete = self._concrete(args, kwargs, flat)
+        while True:
+            try:
+                results = self._execute(concrete, arg_tensors)
+                break
+            except _Retrace as r:
+                self._variables.update(r.variables)
+                concrete = self._concrete(args, kwargs, flat, retrace=True)
+        outs, new = results
+        for v, value in zip(concrete.variables, new):
+            v._value = value
+        it = iter(outs)
+        leaves = [next(it) if kind is None else kind[1] for kind in concrete.out_kinds]
+        return nest.pack_sequence_as(concrete.out_tree, leaves)
+
+    def _execute(self, concrete, arg_tensors):
+        variables = concrete.variables
+        if recorder.active():
+            # Under a recording tape: one op whose inputs are the variable reads and the
+            # tensor arguments, so gradients flow through the call.
+            inputs = tuple(v._dense_read() for v in variables) + tuple(arg_tensors)
+            results = dispatch.apply(concrete.op, inputs)
+            n_out = len(results) - len(variables)
+            return list(results[:n_out]), [r._value for r in results[n_out:]]
+        values = [v._value for v in variables]
+        # Donate the old buffers only when no Tensor (or anything else) still holds them:
+        # two references are `values` and the Variable itself, one is getrefcount's.
+        fn = concrete.donating if all(sys.getrefcount(x) <= 3 for x in values) else concrete.plain
+        outs, new = fn(values, [t._value for t in arg_tensors])
+        return [wrap(o) for o in outs], new
+
+    # -- TF's inspection API ---------------------------------------------------------
+
+    def experimental_get_tracing_count(self) -> int:
+        """How many times the Python function was traced (TF's counter)."""
+        return self._tracing_count
+
+    def get_concrete_function(self, *args, **kwargs):
+        """Traces for these arguments (if not yet) and returns that signature's function."""
+        if not self._first_call_done:
+            self._first_call(args, kwargs)
+        flat = nest.flatten((args, kwargs))
+        return ConcreteFunction(self, self._concrete(args, kwargs, flat), flat)
+
+    def experimental_get_compiler_ir(self, *args, **kwargs):
+        """``fn(stage='hlo')``: the program's text (``'hlo'``, ``'stablehlo'``, ``'optimized_hlo'``)."""
+        return self.get_concrete_function(*args, **kwargs).compiler_ir
+
+    @property
+    def python_function(self):
+        return self._python_function
+
+    def __get__(self, instance, owner):
+        if instance is None:
+            return self
+        functions = instance.__dict__.setdefault("_tapejax_functions", {})
+        bound = functions.get(id(self))
+        if bound is None:
+            bound = functions[id(self)] = Function(
+                functools.partial(self._python_function, instance),
+                self._input_signature,
+                self._jit_compile,
+                self._reduce_retracing,
+            )
+        return bound
+
+
+class ConcreteFunction:
+    """One traced signature of a ``Function`` (``get_concrete_function``'s result)."""
+
+    def __init__(self, function, concrete, flat):
+        self._function = function
+        self._concrete = concrete
+        self._flat = flat
+
+    def __call__(self, *args, **kwargs):
+        return self._function(*args, **kwargs)
+
+    def compiler_ir(self, stage="hlo"):
+        """The compiled program as text: ``'hlo'``, ``'stablehlo'`` or ``'optimized_hlo'``."""
+        c = self._concrete
+        args = [convert_to_tensor(x)._value for x in self._flat if _is_array(x)]
+        lowered = c.plain.lower([v._value for v in c.variables], args)
+        if stage == "stablehlo":
+            return lowered.as_text()
+        if stage == "hlo":
+            return lowered.as_text(dialect="hlo")
+        if stage == "optimized_hlo":
+            return lowered.compile().as_text()
+        raise ValueError(f"Unknown stage {stage!r}: use 'hlo', 'stablehlo' or 'optimized_hlo'.")
+
+
+def _check_signature(signature, args, name):
+    flat_sig = nest.flatten(list(signature))
+    flat_args = nest.flatten(list(args))
+    if len(flat_sig) != len(flat_args):
+        raise TypeError(
+            f"{name}() takes {len(flat_sig)} tensor argument(s) per its input_signature, got "
+            f"{len(flat_args)}"
+        )
+    for spec, arg in zip(flat_sig, flat_args):
+        t = arg if type(arg) is Tensor else convert_to_tensor(arg, dtype=spec.dtype)
+        if not spec.is_compatible_with(t):
+            raise TypeError(
+                f"Binding inputs to tf.function failed due to `Can not cast {t!r} to {spec}`."
+            )
+
+
+def function(
+    func=None,
+    input_signature=None,
+    autograph=True,
+    jit_compile=None,
+    reduce_retracing=False,
+    experimental_implements=None,
+    experimental_autograph_options=None,
+    experimental_attributes=None,
+    experimental_relax_shapes=None,
+    experimental_compile=None,
+    experimental_follow_type_hints=None,
+):
+    """Compiles a Python function into one XLA program per input signature (``tf.function``).
+
+    Tensors arguments retrace on a new shape or dtype, other arguments on a new value,
+    as in TF; ``jit_compile`` is accepted (everything is compiled by XLA) and
+    ``autograph`` is not applied (Python control flow on tensors raises; use
+    ``tf.cond``/``tf.while_loop``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> v = tf.Variable(1.0)
+        >>> @tf.function
+        ... def step(x):
+        ...     with tf.GradientTape() as tape:
+        ...         loss = (v * x - 3.0) ** 2
+        ...     v.assign_sub(0.1 * tape.gradient(loss, v))
+        ...     return loss
+        >>> [round(float(step(tf.constant(2.0))), 3) for _ in range(3)]
+        [1.0, 0.04, 0.002]
+
+    .. warning::
+       The first call runs the Python function eagerly (so it may create Variables) and
+       the first trace happens on the second call: Python side effects such as ``print``
+       show on the first call and once per trace, where TF shows them once per trace.
+    """
+    if func is None:
+        return functools.partial(
+            function,
+            input_signature=input_signature,
+            jit_compile=jit_compile,
+            reduce_retracing=reduce_retracing,
+        )
+    return Function(func, input_signature, jit_compile, reduce_retracing)

@@ -1,0 +1,25 @@
+"""pytest setup for the unit tests: TF's C++ logging quiet, and the ``x64`` fixture.
+
+TF reads its log level and oneDNN switch when it is first imported (some test modules
+compare against real TensorFlow), so they are set here, before any test module loads.
+JAX's rank-promotion check is deliberately left at its default: TF broadcasting must work.
+"""
+
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+
+import jax  # noqa: E402
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def x64():
+    """Turns on JAX's 64-bit mode for one test, and restores the previous setting."""
+    previous = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", previous)
