@@ -4,7 +4,7 @@
 ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneath.
 """
 
-from tapejax import autodiff, errors, math, nn
+from tapejax import autodiff, config, errors, math, nn
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
 from tapejax._src.dtypes import (
     DType,
@@ -29,6 +29,7 @@ from tapejax._src.dtypes import (
     uint64,
 )
 from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
+from tapejax._src.function import function
 from tapejax._src.module import Module
 from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.ops.array_ops import (
@@ -106,6 +107,7 @@ from tapejax._src.ops.math_ops import (
 from tapejax._src.tape import GradientTape, UnconnectedGradients
 from tapejax._src.tensor import Tensor, constant, convert_to_tensor, is_tensor
 from tapejax._src.tensor_shape import TensorShape
+from tapejax._src.tensor_spec import TensorSpec
 from tapejax._src.variables import (
     Variable,
     VariableAggregation,
@@ -127,6 +129,7 @@ __all__ = [
     "RegisterGradient",
     "Tensor",
     "TensorShape",
+    "TensorSpec",
     "UnconnectedGradients",
     "Variable",
     "VariableAggregation",
@@ -144,6 +147,7 @@ __all__ = [
     "clip_by_value",
     "complex128",
     "complex64",
+    "config",
     "concat",
     "constant",
     "convert_to_tensor",
@@ -160,6 +164,7 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "function",
     "gather",
     "grad_pass_through",
     "greater",

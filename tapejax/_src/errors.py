@@ -25,6 +25,7 @@ __all__ = [
     "InternalError",
     "UnavailableError",
     "DataLossError",
+    "OperatorNotAllowedInGraphError",
 ]
 
 
@@ -73,6 +74,10 @@ UnimplementedError = _make("UnimplementedError", "An operation is not implemente
 InternalError = _make("InternalError", "An internal invariant was broken.")
 UnavailableError = _make("UnavailableError", "The runtime is unavailable.")
 DataLossError = _make("DataLossError", "Unrecoverable data loss.")
+
+
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation on a traced Tensor whose value is not known while tracing."""
 
 
 def invalid_argument(message: str, op_name: str | None = None) -> InvalidArgumentError:

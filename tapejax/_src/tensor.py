@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtypes
+from .errors import OperatorNotAllowedInGraphError
 from .tensor_shape import TensorShape
 
 __all__ = ["Tensor", "convert_to_tensor", "constant", "wrap", "is_tensor"]
@@ -92,6 +93,14 @@ class Tensor:
     # -- Python protocol, as TF eager has it ----------------------------------------------
 
     def __bool__(self) -> bool:
+        if isinstance(self._value, jax.core.Tracer):
+            raise OperatorNotAllowedInGraphError(
+                "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: inside "
+                "tapejax.function (or a JAX transform) its value is not known while tracing, "
+                "and tapejax does not rewrite Python `if`/`while` (TF's AutoGraph). Select "
+                "values with tapejax.where, move the branch out of the function, or call "
+                "tapejax.config.run_functions_eagerly(True) to run it as plain Python."
+            )
         value = _host(self._value)
         if isinstance(value, np.ndarray) and value.size == 0:
             return False  # TF: an empty tensor is falsy (NumPy would raise)

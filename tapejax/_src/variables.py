@@ -47,6 +47,10 @@ class _Scopes(threading.local):
 
 _scopes = _Scopes()
 
+# Called with each new Variable: how ``tapejax.function`` refuses creation after its
+# first call, as TF does.
+_creation_hooks: list = []
+
 
 class name_scope:  # noqa: N801 - TF's name
     """A context manager that prefixes the names of Variables created inside (``tf.name_scope``).
@@ -178,6 +182,8 @@ class Variable:
         self._synchronization = synchronization
         self._aggregation = aggregation
         self._name = _scoped("Variable" if name is None else name) + ":0"
+        for hook in tuple(_creation_hooks):
+            hook(self)
 
     # -- reads -------------------------------------------------------------------------
 
