@@ -171,6 +171,17 @@ def raises_one_of(*names: str) -> Callable[[dict, dict], None]:
     return check
 
 
+def returns(tj_record: dict, tf_record: dict) -> None:
+    """An ``expect=`` callable: tapejax must return (where TF raises), whatever the value."""
+    __tracebackhide__ = True
+    if "raises" in tj_record:
+        raise Mismatch(
+            "at result: expected tapejax to return\n"
+            f"  tensorflow: {_describe_outcome(tf_record)}\n"
+            f"  tapejax:    {_describe_outcome(tj_record)}"
+        )
+
+
 # ------------------------------------------------------------------ frameworks
 
 

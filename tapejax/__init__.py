@@ -58,6 +58,7 @@ from tapejax._src.ops.array_ops import (
     zeros,
     zeros_like,
 )
+from tapejax._src.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's name
 from tapejax._src.ops.math_ops import (
     abs,  # noqa: A004 - TF's name
     add,
@@ -198,6 +199,7 @@ __all__ = [
     "ones",
     "ones_like",
     "pow",
+    "print",
     "range",
     "rank",
     "reduce_all",

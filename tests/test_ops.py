@@ -702,14 +702,6 @@ EDGE_GRADIENTS = [
 ]
 # TF's derivative differs from JAX's here; each needs a derivative rule (reported, not
 # fixed in the op modules).
-NEEDS_DERIVATIVE_RULE = {
-    "maximum tie goes to x",
-    "minimum tie goes to x",
-    "clip_by_value at the bounds",
-    "where(sqrt) at 0 has no NaN",
-}
-
-
 @pytest.mark.parametrize(
     "what, fn, x, expected", EDGE_GRADIENTS, ids=[e[0] for e in EDGE_GRADIENTS]
 )
@@ -719,10 +711,6 @@ def test_edge_gradients_are_tfs(what, fn, x, expected, request):
         assert want is None, "the table disagrees with TF"
     else:
         np.testing.assert_array_equal(want, expected, err_msg="the table disagrees with TF")
-    if what in NEEDS_DERIVATIVE_RULE:
-        request.applymarker(
-            pytest.mark.xfail(strict=True, reason="needs a derivative rule (reported)")
-        )
     got = _grad(tapejax, fn, x)
     if expected is None:
         assert got is None, f"{what}: tapejax gives {got}, TF gives None"

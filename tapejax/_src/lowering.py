@@ -286,9 +286,13 @@ def _conj(x):
     return jnp.conj(x) if jnp.issubdtype(x.dtype, jnp.complexfloating) else x
 
 
-def _node_fn(op, static, ins, diff):
-    """``op`` as a function of its differentiable inputs only, the rest closed over."""
-    pure = registry.gradient_override(op, static) or op.pure(static)
+def _node_fn(op, static, ins, diff, reverse=True):
+    """``op`` as a function of its differentiable inputs only, the rest closed over.
+
+    In reverse mode a registered (or built-in TF) gradient rule replaces the op's own
+    derivative; those rules are VJPs, so forward mode always uses the op itself.
+    """
+    pure = (reverse and registry.gradient_override(op, static)) or op.pure(static)
 
     def f(*d):
         full = list(ins)
@@ -344,7 +348,7 @@ def _forward_tangents(prog, consts, tan: dict, target_slot, target_aval):
             continue
         ins = [consts[k] for k, _ in refs]
         _, tout = jax.jvp(
-            _node_fn(op, static, ins, diff),
+            _node_fn(op, static, ins, diff, reverse=False),
             tuple(ins[i] for i in diff),
             tuple(tan[refs[i][1]] for i in diff),
         )

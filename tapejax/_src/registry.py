@@ -98,6 +98,18 @@ def is_differentiable(op) -> bool:
     return entry[0] is not None
 
 
+_builtin_rules: dict = {}
+
+
+def register_reverse_rule(op_name: str, make) -> None:
+    """Built-in TF gradient rule for reverse mode only (``ops/tf_rules.py``)."""
+    _builtin_rules[op_name] = make
+
+
+def _builtin_reverse_rule(name):
+    return _builtin_rules.get(name)
+
+
 class _MockOp:
     """What a registered gradient function sees of the op (TF's eager ``_MockOp``)."""
 
@@ -126,11 +138,10 @@ def _zero_like(x):
 
 def gradient_override(op, static):
     """The op's pure function with the registered gradient, or None if none is registered."""
-    if not _registry:
-        return None
-    entry = _registry.get(op.name)
+    entry = _registry.get(op.name) if _registry else None
     if entry is None or entry[0] is None:
-        return None
+        builtin = _builtin_reverse_rule(op.name)
+        return builtin(static) if builtin is not None else None
     key = (op, static)
     f = _overrides.get(key)
     if f is not None:

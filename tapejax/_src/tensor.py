@@ -74,6 +74,13 @@ class Tensor:
 
     def numpy(self):
         """The value as a NumPy array (a NumPy scalar for rank 0), as TF's ``numpy()``."""
+        if isinstance(self._value, jax.core.Tracer):
+            raise OperatorNotAllowedInGraphError(
+                "Tensor.numpy() is not available while tapejax traces a program (inside "
+                "tapejax.function, a custom_gradient's grad_fn, a registered gradient or a JAX "
+                "transform): the value is not computed yet. Return the tensor instead, or "
+                "print it with tapejax.print."
+            )
         value = np.array(self._value)
         return value[()] if value.ndim == 0 else value
 

@@ -17,6 +17,7 @@ from .. import dtypes
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..tensor import Tensor, canonical_np_dtype, convert_to_tensor, wrap
+from . import tf_rules
 from ._helpers import (
     axis_ints,
     binary_operands,
@@ -204,8 +205,8 @@ floordiv = _binary(
     "FloorDiv", jnp.floor_divide, "fiu", differentiable=False, check=_int_divisor_check("FloorDiv")
 )
 floormod = _binary("FloorMod", jnp.remainder, "fiu", check=_int_divisor_check("FloorMod"))
-maximum = _binary("Maximum", jnp.maximum)
-minimum = _binary("Minimum", jnp.minimum)
+maximum = _binary("Maximum", tf_rules.maximum)
+minimum = _binary("Minimum", tf_rules.minimum)
 squared_difference = _binary("SquaredDifference", lambda a, b: jnp.square(a - b))
 _atan2 = _binary("Atan2", jnp.arctan2, "f")
 
@@ -228,6 +229,8 @@ logical_xor = _binary("LogicalXor", jnp.logical_xor, "b", differentiable=False)
 
 
 def _pow_fn(x, y):
+    if jnp.issubdtype(jnp.result_type(x, y), jnp.floating):
+        return tf_rules.real_pow(x, y)
     return jnp.power(x, y)
 
 

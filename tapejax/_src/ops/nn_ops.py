@@ -13,6 +13,7 @@ import numpy as np
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
+from . import tf_rules
 from ._helpers import binary_operands, dtype_mismatch, require, tf_type_name, to_tensor
 from .math_ops import _unary, cast, sigmoid, tanh  # noqa: F401 - tf.nn's are tf.math's
 
@@ -128,7 +129,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
 
 _xent_op = Op(
     "SoftmaxCrossEntropyWithLogits",
-    lambda labels, logits, *, axis: -jnp.sum(labels * jax.nn.log_softmax(logits, axis=axis), axis=axis),
+    lambda labels, logits, *, axis: tf_rules.softmax_xent(labels, logits, axis),
 )
 
 

@@ -1,0 +1,121 @@
+"""Derivative rules where TF's documented gradient differs from JAX's.
+
+DESIGN.md: tapejax writes no derivative rule by hand except where TF's gradient differs
+from JAX's. Each rule here is TF's formula (from its ``*_grad.py``), written as a
+``jax.custom_jvp`` (linear in the tangents, so forward and reverse mode both follow
+it), except ``sqrt``, whose TF rule (a zero upstream gives zero even at 0, where the
+derivative is infinite) is not linear and is applied in reverse mode only.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+from ..registry import register_reverse_rule
+
+
+@jax.custom_jvp
+def maximum(x, y):
+    return jnp.maximum(x, y)
+
+
+@maximum.defjvp
+def _maximum_jvp(primals, tangents):
+    # TF's _MaximumGrad: on ties the whole gradient goes to x (x >= y), JAX splits it.
+    x, y = primals
+    out = jnp.maximum(x, y)
+    tx, ty = (_dense(t, out) for t in tangents)
+    take_x = x >= y
+    return out, jnp.where(take_x, tx, 0) + jnp.where(take_x, 0, ty)
+
+
+@jax.custom_jvp
+def minimum(x, y):
+    return jnp.minimum(x, y)
+
+
+@minimum.defjvp
+def _minimum_jvp(primals, tangents):
+    # TF's _MinimumGrad: on ties the whole gradient goes to x (x <= y).
+    x, y = primals
+    out = jnp.minimum(x, y)
+    tx, ty = (_dense(t, out) for t in tangents)
+    take_x = x <= y
+    return out, jnp.where(take_x, tx, 0) + jnp.where(take_x, 0, ty)
+
+
+@jax.custom_jvp
+def real_pow(x, y):
+    return jnp.power(x, y)
+
+
+@real_pow.defjvp
+def _real_pow_jvp(primals, tangents):
+    # TF's _PowGrad: d/dx = y * x**(y-1); d/dy = z * log(x) where x > 0, else 0 (JAX: NaN).
+    x, y = primals
+    tx, ty = tangents
+    z = jnp.power(x, y)
+    out = _scale(tx, y * jnp.power(x, y - 1))
+    if _has_tangent(ty):
+        log_x = jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1)), 0)
+        out = out + _scale(ty, z * log_x)
+    return z, jnp.broadcast_to(out, z.shape).astype(z.dtype)
+
+
+def _dense(t, like):
+    """A tangent as an array of ``like``'s dtype (an integer input's tangent is float0)."""
+    if not _has_tangent(t):
+        return jnp.zeros(jnp.shape(t), like.dtype)
+    return t.astype(like.dtype)
+
+
+def _has_tangent(t) -> bool:
+    return getattr(t, "dtype", None) != jax.dtypes.float0
+
+
+def _scale(t, factor):
+    return t * factor if _has_tangent(t) else jnp.zeros_like(factor)
+
+
+@jax.custom_jvp
+def softmax_xent(labels, logits, axis):
+    return -jnp.sum(labels * jax.nn.log_softmax(logits, axis=axis), axis=axis)
+
+
+softmax_xent = jax.custom_jvp(softmax_xent.fun, nondiff_argnums=(2,))
+
+
+@softmax_xent.defjvp
+def _softmax_xent_jvp(axis, primals, tangents):
+    # TF's gradient w.r.t. logits is softmax - labels (exact only when labels sum to 1);
+    # w.r.t. labels, -log_softmax.
+    labels, logits = primals
+    t_labels, t_logits = tangents
+    log_p = jax.nn.log_softmax(logits, axis=axis)
+    out = -jnp.sum(labels * log_p, axis=axis)
+    d_logits = jnp.sum((jnp.exp(log_p) - labels) * t_logits, axis=axis)
+    d_labels = -jnp.sum(log_p * t_labels, axis=axis)
+    return out, d_logits + d_labels
+
+
+@jax.custom_vjp
+def sqrt_reverse(x):
+    return jnp.sqrt(x)
+
+
+def _sqrt_fwd(x):
+    y = jnp.sqrt(x)
+    return y, y
+
+
+def _sqrt_bwd(y, g):
+    # TF's SqrtGrad (Eigen's scalar_sqrt_gradient_op): a zero upstream gives zero even
+    # where y == 0, so where(x > 0, sqrt(x), 0) has gradient 0 at 0, not NaN.
+    return (jnp.where(g == 0, jnp.zeros_like(g), 0.5 * g / jnp.conj(y)),)
+
+
+sqrt_reverse.defvjp(_sqrt_fwd, _sqrt_bwd)
+
+# What lowering uses in reverse mode instead of the op's own function.
+register_reverse_rule("Sqrt", lambda static: sqrt_reverse)
