@@ -3,10 +3,13 @@
 A scenario module describes *what* to time as `Case`s holding `Contender`s; this
 module decides *how*: every contender of a case is set up once, run a few times
 for the scenario's correctness check, warmed up, and then timed in interleaved
-rounds (one call of each contender per round, starting contender rotated) so that
-background load on a shared machine hits all of them alike. Reported figures are
-medians; ratios are taken between contenders of the same case, measured side by
-side in the same process.
+rounds (in each round every contender runs a short block of back-to-back calls,
+the starting contender rotating from round to round) so that background load on
+a shared machine hits all of them alike. Each block starts with a few untimed
+calls, because the previous contender's thread pools keep spinning for a few
+milliseconds and would slow the first calls down. Reported figures are medians;
+ratios are taken between contenders of the same case, measured side by side in
+the same process.
 
 This module must never import a framework (JAX excepted, only to count XLA
 compilations): a framework that is missing must only skip its contenders.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import math
 import statistics
 import time
 import traceback
@@ -79,8 +83,15 @@ class Case:
         times are reported per item.
       unit: what an item is ("step", "op"), for the column header.
       warmup: calls per contender after the check calls and before timing.
-      min_repeats, max_repeats, budget_s: timed rounds; the count is the
-        budget divided by the round time measured during warm-up, clamped.
+      warm_in_s, block_s: in each timed round a contender first runs untimed
+        calls for at least `warm_in_s` (at least one call, none if a call
+        takes more than ten times as long), then timed calls
+        for about `block_s` (at least one), back to back. The warm-in absorbs
+        the previous contender's thread pools, which spin for a few
+        milliseconds after their work and would otherwise steal cores.
+      min_repeats, max_repeats, budget_s: timed rounds are run until
+        `budget_s` has passed, but at least `min_repeats` and at most
+        `max_repeats` of them.
       check_calls: the first calls of each contender, made one contender at a
         time from fresh state; their return values go to ``check``.
       check: turns ``{contender name: [return value of each check call]}`` into
@@ -95,6 +106,8 @@ class Case:
     items_per_call: int = 1
     unit: str = "step"
     warmup: int = 5
+    warm_in_s: float = 0.005
+    block_s: float = 0.01
     min_repeats: int = 5
     max_repeats: int = 200
     budget_s: float = 10.0
@@ -111,7 +124,8 @@ class Result:
     status: str = "ok"  # "ok", "skipped" or "failed"
     note: str = ""
     call_times: list[float] = dataclasses.field(default_factory=list)  # every call, in order
-    timed: list[float] = dataclasses.field(default_factory=list)  # the timed rounds only
+    timed: list[float] = dataclasses.field(default_factory=list)  # timed calls only
+    round_medians: list[float] = dataclasses.field(default_factory=list)  # one per round
     compiles: list[int] = dataclasses.field(default_factory=list)  # XLA compiles per call
     uses_jax: bool = False
 
@@ -156,9 +170,13 @@ class CaseResult:
     def paired_ratio(self, name: str, baseline: str) -> float | None:
         """Median over rounds of the per-round ratio (robust to slow drifts in load)."""
         a, b = self.by_name(name), self.by_name(baseline)
-        if a is None or b is None or not a.timed or len(a.timed) != len(b.timed):
+        if a is None or b is None or not a.round_medians:
             return None
-        return statistics.median(x / y for x, y in zip(a.timed, b.timed))
+        if len(a.round_medians) != len(b.round_medians):
+            return None
+        return statistics.median(
+            x / y for x, y in zip(a.round_medians, b.round_medians, strict=True)
+        )
 
 
 class _CompileCounter:
@@ -187,6 +205,11 @@ def _counter() -> _CompileCounter:
     if _compile_counter is None:
         _compile_counter = _CompileCounter()
     return _compile_counter
+
+
+def _quantile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def _failure_note(exc: BaseException) -> str:
@@ -250,37 +273,57 @@ def run_case(case: Case, *, log: Callable[[str], None] = lambda s: None) -> Case
     if case.check is not None:
         check_lines = case.check({k: v for k, v in outputs.items() if k in steps})
 
-    def one_round(offset: int) -> None:
+    log(f"  {case.scenario}/{case.size}: warm-up ({case.warmup} calls each)")
+    for name in list(steps):
+        for _ in range(case.warmup):
+            if call(name) is None:
+                break
+
+    # Block sizes from a step-time estimate: first from the warm-up calls (a low
+    # quantile, since a shared machine stalls now and then), then from the
+    # last few timed blocks.
+    estimate = {
+        r.name: _quantile(r.call_times[2:] or r.call_times, 0.25) * case.items_per_call
+        for r in results
+        if r.name in steps
+    }
+
+    def calls_for(seconds: float, step_s: float) -> int:
+        return min(1000, max(1, math.ceil(seconds / max(step_s, 1e-9))))
+
+    log(f"  {case.scenario}/{case.size}: timing (~{case.budget_s:g} s)")
+    gc.collect()
+    rounds = 0
+    timing_start = time.perf_counter()
+    while rounds < case.max_repeats and (
+        rounds < case.min_repeats or time.perf_counter() - timing_start < case.budget_s
+    ):
         names = list(steps)
         if not names:
-            return
-        k = offset % len(names)
+            break
+        k = rounds % len(names)
         for name in names[k:] + names[:k]:
-            if name in steps:
-                call(name)
-
-    log(f"  {case.scenario}/{case.size}: warm-up ({case.warmup} rounds)")
-    for i in range(case.warmup):
-        one_round(i)
-
-    # Round time from the warm-up calls after the first two (compilation).
-    round_s = sum(
-        statistics.median(r.call_times[2:] or r.call_times) * case.items_per_call
-        for r in results
-        if r.name in steps and r.call_times
-    )
-    rounds = case.min_repeats
-    if round_s > 0:
-        rounds = int(case.budget_s / round_s)
-    rounds = max(case.min_repeats, min(case.max_repeats, rounds))
-
-    log(f"  {case.scenario}/{case.size}: {rounds} timed rounds (~{round_s * rounds:.1f} s)")
-    gc.collect()
-    first_timed = {r.name: len(r.call_times) for r in results}
-    for i in range(rounds):
-        one_round(i)
+            result = by_name[name]
+            # A step much longer than the warm-in needs none: the spin of
+            # the previous contender's threads is then a negligible part of it.
+            warm_in = 0 if estimate[name] > 10 * case.warm_in_s else case.warm_in_s
+            for _ in range(calls_for(warm_in, estimate[name]) if warm_in else 0):
+                if call(name) is None:
+                    break
+            first = len(result.call_times)
+            for _ in range(calls_for(case.block_s, estimate[name])):
+                if call(name) is None:
+                    break
+            block = result.call_times[first:]
+            if name in steps and block:
+                result.timed.extend(block)
+                result.round_medians.append(statistics.median(block))
+                recent = result.round_medians[-5:]
+                estimate[name] = statistics.median(recent) * case.items_per_call
+        rounds += 1
     for r in results:
-        r.timed = r.call_times[first_timed[r.name] :] if r.status == "ok" else []
+        if r.status != "ok":
+            r.timed, r.round_medians = [], []
 
     case_result = CaseResult(
         case=case,
@@ -334,7 +377,10 @@ def timing_table(case_results: Sequence[CaseResult]) -> str:
     for cr in case_results:
         for r in cr.results:
             if r.status != "ok":
-                rows.append([cr.case.scenario, cr.case.size, r.name, r.status, "", ""] + [""] * len(baselines))
+                rows.append(
+                    [cr.case.scenario, cr.case.size, r.name, r.status, "", ""]
+                    + [""] * len(baselines)
+                )
                 continue
             spread = r.spread
             rows.append(
@@ -366,11 +412,7 @@ def compile_table(case_results: Sequence[CaseResult]) -> str:
                 [cr.case.scenario, cr.case.size, r.name]
                 + [format_time(r.call_time(n)) for n in REPORTED_CALLS]
                 + [format_time(r.median)]
-                + (
-                    [str(r.compiles_in(1, 2)), str(r.compiles_in(3))]
-                    if r.uses_jax
-                    else ["—", "—"]
-                )
+                + ([str(r.compiles_in(1, 2)), str(r.compiles_in(3))] if r.uses_jax else ["—", "—"])
             )
     return markdown_table(header, rows)
 

@@ -88,8 +88,12 @@ def _torch(mode: str) -> Callable[[], Any]:
 CONTENDERS = [
     Contender("jax eager (raw)", _jax_eager, uses_jax=True),
     Contender("tapejax, no tape", lambda: _tf_style(frameworks.tapejax, "no tape"), uses_jax=True),
-    Contender("tapejax, recording", lambda: _tf_style(frameworks.tapejax, "recording"), uses_jax=True),
-    Contender("tapejax, + gradient", lambda: _tf_style(frameworks.tapejax, "gradient"), uses_jax=True),
+    Contender(
+        "tapejax, recording", lambda: _tf_style(frameworks.tapejax, "recording"), uses_jax=True
+    ),
+    Contender(
+        "tapejax, + gradient", lambda: _tf_style(frameworks.tapejax, "gradient"), uses_jax=True
+    ),
     Contender("tf eager, no tape", lambda: _tf_style(frameworks.tensorflow, "no tape")),
     Contender("tf eager, recording", lambda: _tf_style(frameworks.tensorflow, "recording")),
     Contender("tf eager, + gradient", lambda: _tf_style(frameworks.tensorflow, "gradient")),
@@ -130,7 +134,7 @@ def cases(quick: bool) -> list[Case]:
             warmup=3 if quick else 20,
             min_repeats=10 if quick else 50,
             max_repeats=50 if quick else 2000,
-            budget_s=3.0 if quick else 20.0,
+            budget_s=3.0 if quick else 25.0,
             check_calls=0,
             report=differences,
         )

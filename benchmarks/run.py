@@ -48,6 +48,7 @@ def device_info() -> dict[str, Any]:
     info["python"] = platform.python_version()
     info["machine"] = platform.machine()
     info["versions"] = frameworks.versions()
+    info["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY", "(unset)")
     try:
         info["torch_threads"] = frameworks.torch().get_num_threads()
     except harness.Skip:
@@ -63,9 +64,9 @@ def device_note(info: dict[str, Any]) -> str:
         f"{info['cpu_count']} CPUs ({info['cpus_usable']} usable), {info['machine']}",
         "- load average at start: "
         + (", ".join(f"{x:.2f}" for x in load) if load else "n/a")
-        + (f"; torch threads: {info['torch_threads']}" if "torch_threads" in info else ""),
-        f"- python {info['python']}; "
-        + "; ".join(f"{k} {v}" for k, v in info["versions"].items()),
+        + (f"; torch threads: {info['torch_threads']}" if "torch_threads" in info else "")
+        + f"; OMP_WAIT_POLICY={info['omp_wait_policy']}",
+        f"- python {info['python']}; " + "; ".join(f"{k} {v}" for k, v in info["versions"].items()),
     ]
     return "\n".join(lines)
 
@@ -121,7 +122,11 @@ def main(argv: list[str] | None = None) -> int:
 
     report: dict[str, Any] = {"argv": sys.argv, "quick": args.quick, "device": info, "cases": []}
     for name, size in selected:
-        cases = [c for c in harness.SCENARIOS[name](args.quick) if size is None or c.size.startswith(size)]
+        cases = [
+            c
+            for c in harness.SCENARIOS[name](args.quick)
+            if size is None or c.size.startswith(size)
+        ]
         results = []
         for case in cases:
             log(f"{case.scenario}/{case.size}")
@@ -132,9 +137,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"## {name}\n")
         print(harness.timing_table(results) + "\n")
         print(
-            "Median over interleaved rounds, per "
-            f"{results[0].case.unit}; IQR/median is the spread; n is the number of timed "
-            "rounds; ratios are medians divided by the baseline's median (lower is faster).\n"
+            f"Median time per {results[0].case.unit} over the timed calls (n of them, in "
+            "interleaved rounds); IQR/median is their spread; ratios are this median over "
+            "the baseline's (lower is faster).\n"
         )
         print("Warm-up and recompilation (call 1 includes compilation):\n")
         print(harness.compile_table(results) + "\n")
