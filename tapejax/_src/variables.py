@@ -305,7 +305,10 @@ class Variable:
         return self if read_value else None
 
     def _update(self, delta, fn, op_name: str):
-        d = self._coerce(delta)
+        if type(delta) is Tensor and delta._value.dtype == self._value.dtype:
+            d = delta._value  # the optimizer-step fast path: no conversion needed
+        else:
+            d = self._coerce(delta)
         d_shape = tuple(jnp.shape(d))
         if d_shape != self._value.shape:
             from .errors import InvalidArgumentError

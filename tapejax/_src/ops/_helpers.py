@@ -195,15 +195,15 @@ def check_broadcast(x, y, op_name: str) -> None:
     ys = y._value.shape if type(y) is Tensor else ()
     if xs == ys or not xs or not ys:
         return
-    try:
-        np.broadcast_shapes(xs, ys)
-    except ValueError:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Incompatible shapes: [{','.join(map(str, xs))}] vs. [{','.join(map(str, ys))}] "
-            f"[Op:{op_name}]",
-        ) from None
+    # np.broadcast_shapes costs ~9 µs; this per-op check must cost well under one.
+    for a, b in zip(reversed(xs), reversed(ys)):
+        if a != b and a != 1 and b != 1:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Incompatible shapes: [{','.join(map(str, xs))}] vs. "
+                f"[{','.join(map(str, ys))}] [Op:{op_name}]",
+            )
 
 
 def axis_ints(axis) -> list:

@@ -83,6 +83,7 @@ def _sparse_xent_fn(labels, logits):
     return -jnp.take_along_axis(log_probs, labels[..., None].astype(jnp.int32), axis=-1)[..., 0]
 
 
+_checked_labels: dict = {}  # labels tensor id -> number of classes it was checked against
 _sparse_xent_op = Op("SparseSoftmaxCrossEntropyWithLogits", _sparse_xent_fn)
 
 
@@ -112,11 +113,13 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
             f"`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
             f"labels.shape={lab.shape} and logits.shape={lg.shape}"
         )
-    if not isinstance(lab._value, jax.core.Tracer):
+    n = lg._value.shape[-1]
+    if not isinstance(lab._value, jax.core.Tracer) and _checked_labels.get(lab._id) != n:
+        # TF's CPU kernel rejects out-of-range labels; JAX would silently give a wrong loss.
+        # Tensors are immutable, so a labels tensor checked once stays checked.
         arr = np.asarray(lab._value)
-        n = lg._value.shape[-1]
-        bad = np.argwhere((arr < 0) | (arr >= n))
-        if bad.size:
+        if arr.size and (arr.min() < 0 or arr.max() >= n):
+            bad = np.argwhere((arr < 0) | (arr >= n))
             raise InvalidArgumentError(
                 None,
                 None,
@@ -124,6 +127,9 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
                 f"[0, {n}).  Label values: {' '.join(map(str, arr.reshape(-1)))} "
                 "[Op:SparseSoftmaxCrossEntropyWithLogits]",
             )
+        if len(_checked_labels) > 64:
+            _checked_labels.clear()
+        _checked_labels[lab._id] = n
     return apply(_sparse_xent_op, (lab, lg))
 
 
