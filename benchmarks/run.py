@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from benchmarks import frameworks, harness
+from benchmarks import jacobian as _jacobian  # noqa: F401  (registers the scenario)
 from benchmarks import mlp as _mlp  # noqa: F401  (registers the scenario)
 from benchmarks import per_op as _per_op  # noqa: F401  (registers the scenario)
 
