@@ -103,7 +103,9 @@ def _case(what: str, quick: bool, jax_label: str) -> Case:
         scenario="jacobian",
         size=what,
         contenders=[
-            Contender(f"tapejax {what}", lambda: _tf_style(frameworks.tapejax, what), uses_jax=True),
+            Contender(
+                f"tapejax {what}", lambda: _tf_style(frameworks.tapejax, what), uses_jax=True
+            ),
             Contender(f"tf {what}", lambda: _tf_style(frameworks.tensorflow, what)),
             Contender("jax jit", lambda: _jax(what), uses_jax=True),
         ],

@@ -77,7 +77,9 @@ def main() -> None:
     remat = measure(True)
     diff = max(float(np.max(np.abs(a - b))) for a, b in zip(plain[2], remat[2]))
     mib = 2.0**20
-    print(f"deep MLP: {DEPTH} layers of {WIDTH}x{WIDTH}, batch {BATCH}, recompute blocks of {BLOCK}")
+    print(
+        f"deep MLP: {DEPTH} layers of {WIDTH}x{WIDTH}, batch {BATCH}, recompute blocks of {BLOCK}"
+    )
     print("| variant | tape-held activations | backward program temp |")
     print("| --- | ---: | ---: |")
     for name, (held, temp, _) in (("plain", plain), ("recompute_grad", remat)):

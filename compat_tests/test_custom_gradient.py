@@ -234,7 +234,11 @@ def case_custom_gradient_sgd_steps(tf):
     return losses, x
 
 
-@case(requires=_CUSTOM, deviation=_TRACED_GRAD_FN, expect=harness.raises_one_of("OperatorNotAllowedInGraphError"))
+@case(
+    requires=_CUSTOM,
+    deviation=_TRACED_GRAD_FN,
+    expect=harness.raises_one_of("OperatorNotAllowedInGraphError"),
+)
 def case_custom_gradient_upstream_values(tf):
     # upstream = ones when the output is the target, the cotangent otherwise;
     # grad_fn runs eagerly in TF, so the upstream tensors it sees can be kept
@@ -354,7 +358,11 @@ def case_custom_gradient_structural_input_output(tf):
     return out, g.gradient(out, [x, y, z]), counts
 
 
-@case(requires=_CUSTOM, deviation="tapejax checks that each gradient can take its input's shape (a JAX VJP must); TF passes a wrong shape through", expect=harness.raises("ValueError"))
+@case(
+    requires=_CUSTOM,
+    deviation="tapejax checks that each gradient can take its input's shape (a JAX VJP must); TF passes a wrong shape through",
+    expect=harness.raises("ValueError"),
+)
 def case_custom_gradient_returns_wrong_shape(tf):
     # not checked: the wrong shape comes back as-is
     @tf.custom_gradient
@@ -368,7 +376,11 @@ def case_custom_gradient_returns_wrong_shape(tf):
     return g.gradient(y, x)
 
 
-@case(requires=_CUSTOM, deviation="gradients are always Tensors in tapejax; TF hands back the Python float grad_fn returned", tf_adapt=lambda tf, r: tf.constant(r) if isinstance(r, float) else r)
+@case(
+    requires=_CUSTOM,
+    deviation="gradients are always Tensors in tapejax; TF hands back the Python float grad_fn returned",
+    tf_adapt=lambda tf, r: tf.constant(r) if isinstance(r, float) else r,
+)
 def case_custom_gradient_returns_python_float(tf):
     @tf.custom_gradient
     def f(x):
@@ -622,7 +634,11 @@ def case_custom_gradient_wrong_variable_grad_count(tf):
     return g.gradient(y, x)
 
 
-@case(requires=_CUSTOM, deviation="tapejax accepts variable gradients as a tuple; TF's TypeError is an accident of list concatenation", expect=harness.returns)
+@case(
+    requires=_CUSTOM,
+    deviation="tapejax accepts variable gradients as a tuple; TF's TypeError is an accident of list concatenation",
+    expect=harness.returns,
+)
 def case_custom_gradient_variable_grads_as_tuple(tf):
     v = tf.Variable(2.0)
 
@@ -770,7 +786,12 @@ def case_custom_gradient_nested_in_grad_fn(tf):
     return dy, outer.gradient(dy, x)
 
 
-@case(requires=_CUSTOM, rtol=1e-4, deviation="a custom_gradient inside grad_fn on differentiated inputs (the docstring's first_order_custom pattern) is not supported: tapejax raises NotImplementedError rather than compute another second derivative", expect=harness.raises("NotImplementedError"))
+@case(
+    requires=_CUSTOM,
+    rtol=1e-4,
+    deviation="a custom_gradient inside grad_fn on differentiated inputs (the docstring's first_order_custom pattern) is not supported: tapejax raises NotImplementedError rather than compute another second derivative",
+    expect=harness.raises("NotImplementedError"),
+)
 def case_custom_gradient_override_second_order(tf):
     # testOverrideSecondOrderWithCustomGradient / docstring op_with_fused_backprop
     @tf.custom_gradient
@@ -823,7 +844,11 @@ def case_custom_gradient_in_forward_mode_uses_forward_ops(tf):
     return acc.jvp(y)
 
 
-@case(requires=_FORWARD_CUSTOM, deviation="forward mode differentiates the forward ops of a custom_gradient function and never calls grad_fn", expect=harness.returns)
+@case(
+    requires=_FORWARD_CUSTOM,
+    deviation="forward mode differentiates the forward ops of a custom_gradient function and never calls grad_fn",
+    expect=harness.returns,
+)
 def case_custom_gradient_error_in_forward_mode_not_swallowed(tf):
     # testExceptionInCustomGradientNotSwallowed
     @tf.custom_gradient
@@ -842,7 +867,11 @@ def case_custom_gradient_error_in_forward_mode_not_swallowed(tf):
 # ----------------------------------------------------------------- recompute_grad (§5)
 
 
-@case(requires=_RECOMPUTE, deviation=_TRACED_GRAD_FN, tf_adapt=lambda tf, r: (r[0], r[1], r[2], r[2] + 1))
+@case(
+    requires=_RECOMPUTE,
+    deviation=_TRACED_GRAD_FN,
+    tf_adapt=lambda tf, r: (r[0], r[1], r[2], r[2] + 1),
+)
 def case_recompute_grad_docstring_counts(tf):
     # docstring: forward runs once per call, backward runs f again per call
     y = tf.Variable(1.0)
@@ -964,7 +993,11 @@ def case_recompute_grad_second_order(tf):
     return y, g, t2.gradient(g, x)
 
 
-@case(requires=_RECOMPUTE + ("autodiff.ForwardAccumulator",), deviation="recompute_grad is jax.checkpoint, which supports forward mode: tapejax computes the JVP where TF raises", expect=harness.returns)
+@case(
+    requires=_RECOMPUTE + ("autodiff.ForwardAccumulator",),
+    deviation="recompute_grad is jax.checkpoint, which supports forward mode: tapejax computes the JVP where TF raises",
+    expect=harness.returns,
+)
 def case_recompute_grad_forward_mode_raises(tf):
     def square(t):
         return t * t

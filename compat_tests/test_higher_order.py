@@ -709,7 +709,11 @@ def case_forward_stop_gradient_pauses_accumulator(tf):
     return acc.jvp(d), acc.jvp(e), tape.gradient([d, e], c)
 
 
-@case(requires=_FORWARD, deviation="the JVP of sign is zeros, as its reverse-mode gradient is; TF gives None in forward mode only (tensorflow/tensorflow#60736)", tf_adapt=lambda tf, r: tuple(tf.zeros_like(r[1]) if g is None else g for g in r))
+@case(
+    requires=_FORWARD,
+    deviation="the JVP of sign is zeros, as its reverse-mode gradient is; TF gives None in forward mode only (tensorflow/tensorflow#60736)",
+    tf_adapt=lambda tf, r: tuple(tf.zeros_like(r[1]) if g is None else g for g in r),
+)
 def case_forward_sign_jvp_is_none(tf):
     # Forward mode treats Sign as unconnected (issue #60736); reverse gives zeros.
     x = tf.constant(1.5)

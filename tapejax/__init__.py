@@ -6,11 +6,11 @@ ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneat
 
 from tapejax import autodiff, config, errors, math, nn
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
+from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
 from tapejax._src.dtypes import (
     DType,
     as_dtype,
     bfloat16,
-    bool_ as bool,  # noqa: A001 - TF's name
     complex64,
     complex128,
     double,
@@ -28,10 +28,11 @@ from tapejax._src.dtypes import (
     uint32,
     uint64,
 )
-from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
+from tapejax._src.dtypes import (
+    bool_ as bool,  # noqa: A001 - TF's name
+)
 from tapejax._src.function import function
 from tapejax._src.module import Module
-from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.ops.array_ops import (
     concat,
     expand_dims,
@@ -105,6 +106,7 @@ from tapejax._src.ops.math_ops import (
     tanh,
     truediv,
 )
+from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.tape import GradientTape, UnconnectedGradients
 from tapejax._src.tensor import Tensor, constant, convert_to_tensor, is_tensor
 from tapejax._src.tensor_shape import TensorShape

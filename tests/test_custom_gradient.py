@@ -77,7 +77,9 @@ def test_linear_poly_with_variables():
 
         def grad_fn(dpoly, variables):
             grad_xs = dpoly * weights[1]
-            grad_vars = [tf.stack([tf.reduce_sum(dpoly * x), tf.reduce_sum(dpoly)]) for _ in variables]
+            grad_vars = [
+                tf.stack([tf.reduce_sum(dpoly * x), tf.reduce_sum(dpoly)]) for _ in variables
+            ]
             return grad_xs, grad_vars
 
         return poly, grad_fn

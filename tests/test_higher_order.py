@@ -77,8 +77,10 @@ def test_hessian_and_newton_step():
     w = tf.Variable([1.0, -1.0])
     with tf.GradientTape() as t2:
         with tf.GradientTape() as t1:
-            loss = 0.5 * tf.reduce_sum(w * tf.linalg_matvec(a, w)) if hasattr(tf, "linalg_matvec") else (
-                0.5 * tf.reduce_sum(w * tf.reshape(tf.matmul(a, tf.reshape(w, [2, 1])), [2]))
+            loss = (
+                0.5 * tf.reduce_sum(w * tf.linalg_matvec(a, w))
+                if hasattr(tf, "linalg_matvec")
+                else (0.5 * tf.reduce_sum(w * tf.reshape(tf.matmul(a, tf.reshape(w, [2, 1])), [2])))
             )
         g = t1.gradient(loss, w)
     h = t2.jacobian(g, w)
@@ -153,7 +155,9 @@ def test_jacobian_errors():
         y = x * x
     with pytest.raises(RuntimeError, match="persistent=True to compute the jacobian with eager"):
         g.jacobian(y, x, experimental_use_pfor=False)
-    with pytest.raises(ValueError, match="Encountered an exception while vectorizing the jacobian") as e:
+    with pytest.raises(
+        ValueError, match="Encountered an exception while vectorizing the jacobian"
+    ) as e:
         g.jacobian(y, x, parallel_iterations=1)
     assert "parallel_iterations == 1" in str(e.value.__cause__)
     with pytest.raises(AttributeError, match="'list' object has no attribute 'shape'"):
@@ -201,7 +205,9 @@ def test_batch_jacobian_nonpersistent_rules():
     with tf.GradientTape(persistent=True) as g:
         g.watch(x)
         z = tf.tile((x * x) ** 2, [1, 16])
-    np.testing.assert_array_equal(g.batch_jacobian(z, x, parallel_iterations=8).numpy(), [[[108.0]] * 16])
+    np.testing.assert_array_equal(
+        g.batch_jacobian(z, x, parallel_iterations=8).numpy(), [[[108.0]] * 16]
+    )
     g.batch_jacobian(z, x)
     with tf.GradientTape() as g:
         g.watch(x)

@@ -702,6 +702,8 @@ EDGE_GRADIENTS = [
         [0.0, 0.25],
     ),
 ]
+
+
 # TF's derivative differs from JAX's here; each needs a derivative rule (reported, not
 # fixed in the op modules).
 @pytest.mark.parametrize(

@@ -168,7 +168,9 @@ def test_context_errors():
         with t:
             with t:
                 pass
-    with pytest.raises(RuntimeError, match="Trying to stop recording a tape which is not recording."):
+    with pytest.raises(
+        RuntimeError, match="Trying to stop recording a tape which is not recording."
+    ):
         with tf.GradientTape().stop_recording():
             pass
     with pytest.raises(ValueError, match="^Tape is not recording.$"):
@@ -247,7 +249,10 @@ def test_warnings_use_tf_texts_first_n_per_call_site(caplog):
     persistent = [t for t in texts if t.startswith("Calling GradientTape.gradient on a persistent")]
     dtype = [t for t in texts if t.startswith("The dtype of the watched tensor must be floating")]
     assert len(persistent) == 1
-    assert dtype == ["The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.int32"] * 5
+    assert (
+        dtype
+        == ["The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.int32"] * 5
+    )
 
 
 def test_python_control_flow_records_taken_branch():

@@ -102,7 +102,9 @@ def _call_user_grad_inner(grad_fn, variables, n_args, upstream):
         result = grad_fn(*upstream, variables=list(variables))
         input_grads, variable_grads = result
         if len(variable_grads) != len(variables):
-            raise ValueError("Must return gradient for each variable from @custom_gradient grad_fn.")
+            raise ValueError(
+                "Must return gradient for each variable from @custom_gradient grad_fn."
+            )
         variable_grads = list(variable_grads)
     else:
         input_grads = grad_fn(*upstream)
@@ -185,9 +187,7 @@ def _make_pure(f, arg_tree, n_args, variables):
         # program reads this (static) fact right after tracing this backward.
         none_inputs.update(i for i, g in enumerate(grads) if g is None)
         return tuple(
-            _zero_cotangent(x)
-            if g is None or x.dtype not in DIFF_DTYPES
-            else _shaped_like(g, x, i)
+            _zero_cotangent(x) if g is None or x.dtype not in DIFF_DTYPES else _shaped_like(g, x, i)
             for i, (g, x) in enumerate(zip(grads, flat))
         )
 
@@ -281,7 +281,9 @@ def _custom_call(f, named, key, args):
     # Python numbers among the arguments become tensors (inputs), as TF converts them.
     it = iter(zip(flat_args, converted))
     args = nest.map_structure(
-        lambda _: (lambda x, c: x if (c is None or type(x) is Tensor or _is_var(x)) else c)(*next(it)),
+        lambda _: (lambda x, c: x if (c is None or type(x) is Tensor or _is_var(x)) else c)(
+            *next(it)
+        ),
         args,
     )
     recs = recorder.active()
@@ -435,7 +437,9 @@ def recompute_grad(f):
             result = f(*args)
         arg_ids = {id(x) for x in flat_args if _is_var(x)}
         variables = tuple(v for v in watcher.variables.values() if id(v) not in arg_ids)
-        op = _op_for(f, f, ("recompute_grad", f), arg_tree, len(tensors), variables, _make_checkpointed)
+        op = _op_for(
+            f, f, ("recompute_grad", f), arg_tree, len(tensors), variables, _make_checkpointed
+        )
         return _record_call(op, result, tensors, variables, traced)
 
     wrapped.__wrapped__ = f
@@ -450,5 +454,3 @@ def _tree_key(tree):
     if tree is _SLOT:
         return "tensor"
     return ("value", type(tree).__name__, tree)
-
-

@@ -38,8 +38,14 @@ class Op:
     """
 
     __slots__ = (
-        "name", "fn", "differentiable", "multiple_outputs", "runs_user_code", "_compiled",
-        "_pure", "__weakref__",
+        "name",
+        "fn",
+        "differentiable",
+        "multiple_outputs",
+        "runs_user_code",
+        "_compiled",
+        "_pure",
+        "__weakref__",
     )
 
     def __init__(

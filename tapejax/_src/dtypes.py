@@ -18,9 +18,22 @@ __all__ = ["DType", "as_dtype"]
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 # TF's ``types.proto`` enum values: ``as_dtype(3)`` is ``tf.int32``, as in TF.
 _ENUMS = {
-    "float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7,
-    "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17, "complex128": 18,
-    "float16": 19, "uint32": 22, "uint64": 23,
+    "float32": 1,
+    "float64": 2,
+    "int32": 3,
+    "uint8": 4,
+    "int16": 5,
+    "int8": 6,
+    "string": 7,
+    "complex64": 8,
+    "int64": 9,
+    "bool": 10,
+    "bfloat16": 14,
+    "uint16": 17,
+    "complex128": 18,
+    "float16": 19,
+    "uint32": 22,
+    "uint64": 23,
 }
 
 
@@ -158,8 +171,21 @@ half = float16
 double = float64
 
 _ALL = (
-    float16, bfloat16, float32, float64, complex64, complex128, int8, int16, int32, int64,
-    uint8, uint16, uint32, uint64, bool_,
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    complex64,
+    complex128,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    bool_,
 )
 _BY_NAME = {d.name: d for d in _ALL}
 _BY_NAME.update({"string": string, "half": float16, "double": float64, "float": float32})

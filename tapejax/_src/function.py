@@ -181,7 +181,9 @@ class Function:
     See ``tapejax.function``.
     """
 
-    def __init__(self, python_function, input_signature=None, jit_compile=None, reduce_retracing=False):
+    def __init__(
+        self, python_function, input_signature=None, jit_compile=None, reduce_retracing=False
+    ):
         self._python_function = python_function
         self._input_signature = input_signature
         self._jit_compile = jit_compile
@@ -236,7 +238,9 @@ class Function:
         )
 
     def _run(self, args, kwargs, flat, concrete=None, key=None):
-        arg_tensors = [x if type(x) is Tensor else convert_to_tensor(x) for x in flat if _is_array(x)]
+        arg_tensors = [
+            x if type(x) is Tensor else convert_to_tensor(x) for x in flat if _is_array(x)
+        ]
         if concrete is None:
             concrete = self._concrete(args, kwargs, flat)
         while True:

@@ -29,7 +29,6 @@ import collections
 import jax
 import jax.numpy as jnp
 import numpy as np
-
 from jax.extend.core import Literal as _Literal
 
 from . import registry
@@ -239,8 +238,15 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
     program = _cache.get(key)
     if program is None:
         program = _build(
-            kind, spec, prog, target_slots, target_avals, source_groups, source_avals,
-            len(consts), cotangent_avals is not None,
+            kind,
+            spec,
+            prog,
+            target_slots,
+            target_avals,
+            source_groups,
+            source_avals,
+            len(consts),
+            cotangent_avals is not None,
         )
         _cache[key] = program
         if len(_cache) > _CACHE_SIZE:

@@ -84,7 +84,9 @@ class Module:
     def submodules(self) -> tuple:
         return tuple(self._flatten(predicate=lambda x: isinstance(x, Module)))
 
-    def _flatten(self, recursive=True, predicate=None, attribute_traversal_key=None, with_path=False):
+    def _flatten(
+        self, recursive=True, predicate=None, attribute_traversal_key=None, with_path=False
+    ):
         predicate = predicate or (lambda _: True)
         return _flatten_module(
             self,

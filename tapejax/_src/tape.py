@@ -69,8 +69,7 @@ _PERSISTENT_IN_CONTEXT = (
     "order to compute higher order derivatives."
 )
 _CONSUMED = (
-    "A non-persistent GradientTape can only be used to compute one set of gradients "
-    "(or jacobians)"
+    "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)"
 )
 
 

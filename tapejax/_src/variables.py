@@ -8,7 +8,6 @@ the array and are never differentiable. This module must not import ops.
 
 from __future__ import annotations
 
-import contextlib
 import enum
 import threading
 
@@ -120,8 +119,15 @@ class Variable:
     _is_variable = True
     __array_priority__ = 100
     __slots__ = (
-        "_value", "_id", "_trainable", "_name", "_shape", "_constraint", "_synchronization",
-        "_aggregation", "__weakref__",
+        "_value",
+        "_id",
+        "_trainable",
+        "_name",
+        "_shape",
+        "_constraint",
+        "_synchronization",
+        "_aggregation",
+        "__weakref__",
     )
 
     def __init__(
@@ -356,7 +362,9 @@ class Variable:
 
     def __repr__(self) -> str:
         if isinstance(self._value, jax.core.Tracer):
-            return f"<tf.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name} (traced)>"
+            return (
+                f"<tf.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name} (traced)>"
+            )
         return (
             f"<tf.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, "
             f"numpy={numpy_text(self._value, is_repr=True)}>"

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import dtypes, recorder
+from .. import dtypes
 from ..dispatch import Op, apply, apply_unrecorded
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, canonical_np_dtype, convert_to_tensor, wrap
@@ -152,7 +152,10 @@ def rank(input, name=None):  # noqa: A002
     return wrap(jnp.asarray(to_tensor(input)._value.ndim, dtype=jnp.int32))
 
 
-_transpose_op = Op("Transpose", lambda x, *, perm, conj: jnp.conj(jnp.transpose(x, perm)) if conj else jnp.transpose(x, perm))
+_transpose_op = Op(
+    "Transpose",
+    lambda x, *, perm, conj: jnp.conj(jnp.transpose(x, perm)) if conj else jnp.transpose(x, perm),
+)
 
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
@@ -162,11 +165,15 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     perm = tuple(reversed(builtins.range(n))) if perm is None else _ints(perm, "Tperm", "Transpose")
     if len(perm) != n:
         raise InvalidArgumentError(
-            None, None, f"transpose expects a vector of size {n}. But input(1) is a vector of size {len(perm)} [Op:Transpose]"
+            None,
+            None,
+            f"transpose expects a vector of size {n}. But input(1) is a vector of size {len(perm)} [Op:Transpose]",
         )
     for p_ in perm:
         if not -n <= p_ < n:
-            raise InvalidArgumentError(None, None, f"{p_} is out of range [0 .. {n}) [Op:Transpose]")
+            raise InvalidArgumentError(
+                None, None, f"{p_} is out of range [0 .. {n}) [Op:Transpose]"
+            )
     perm = tuple(p_ % n for p_ in perm)
     for d in builtins.range(n):
         if d not in perm:
@@ -190,7 +197,9 @@ def expand_dims(input, axis, name=None):  # noqa: A002
     axis = axes[0]
     if not -n - 1 <= axis <= n:
         raise InvalidArgumentError(
-            None, None, f"Tried to expand dim index {axis} for tensor with {n} dimensions. [Op:ExpandDims]"
+            None,
+            None,
+            f"Tried to expand dim index {axis} for tensor with {n} dimensions. [Op:ExpandDims]",
         )
     return apply(_expand_dims_op, (x,), (("axis", axis % (n + 1)),))
 
@@ -217,7 +226,9 @@ def squeeze(input, axis=None, name=None):  # noqa: A002
         for a in ax:
             if shp[a] != 1:
                 raise InvalidArgumentError(
-                    None, None, f"Can not squeeze dim[{a}], expected a dimension of 1, got {shp[a]} [Op:Squeeze]"
+                    None,
+                    None,
+                    f"Can not squeeze dim[{a}], expected a dimension of 1, got {shp[a]} [Op:Squeeze]",
                 )
     return apply(_squeeze_op, (x,), (("axis", ax),))
 
@@ -249,7 +260,10 @@ _stack_op = Op("Pack", lambda *xs, axis: jnp.stack(xs, axis=axis))
 
 
 def _same_dtype(values, op_name):
-    ts = [to_tensor(v) if (type(v) is Tensor or getattr(v, "_is_variable", False)) else v for v in values]
+    ts = [
+        to_tensor(v) if (type(v) is Tensor or getattr(v, "_is_variable", False)) else v
+        for v in values
+    ]
     if not ts:
         raise ValueError(f"{op_name} needs at least one input tensor; got an empty list.")
     first = next((t for t in ts if type(t) is Tensor), None)
@@ -282,26 +296,34 @@ def concat(values, axis, name="concat"):
     for i, t in enumerate(ts):
         if t._value.ndim != nd:
             raise InvalidArgumentError(
-                None, None, f"ConcatOp : Ranks of all input tensors should match: shape[0] = [{_dims(ts[0]._value.shape)}] vs. shape[{i}] = [{_dims(t._value.shape)}] [Op:ConcatV2]"
+                None,
+                None,
+                f"ConcatOp : Ranks of all input tensors should match: shape[0] = [{_dims(ts[0]._value.shape)}] vs. shape[{i}] = [{_dims(t._value.shape)}] [Op:ConcatV2]",
             )
     (axis,) = axis_ints(axis)
     if not -nd <= axis < nd:
-        raise InvalidArgumentError(None, None, f"ConcatOp : Expected concatenating dimensions in the range [{-nd}, {nd}), but got {axis} [Op:ConcatV2]")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"ConcatOp : Expected concatenating dimensions in the range [{-nd}, {nd}), but got {axis} [Op:ConcatV2]",
+        )
     axis %= nd
     for i, t in enumerate(ts):
         a, b = ts[0]._value.shape, t._value.shape
         if any(x != y for k, (x, y) in enumerate(zip(a, b)) if k != axis):
             raise InvalidArgumentError(
-                None, None, f"ConcatOp : Dimension {next(k for k, (x, y) in enumerate(zip(a, b)) if k != axis and x != y)} in both shapes must be equal: shape[0] = [{_dims(a)}] vs. shape[{i}] = [{_dims(b)}] [Op:ConcatV2]"
+                None,
+                None,
+                f"ConcatOp : Dimension {next(k for k, (x, y) in enumerate(zip(a, b)) if k != axis and x != y)} in both shapes must be equal: shape[0] = [{_dims(a)}] vs. shape[{i}] = [{_dims(b)}] [Op:ConcatV2]",
             )
     return apply(_concat_op, tuple(ts), (("axis", axis),))
 
 
 def stack(values, axis=0, name="stack"):
     """Stacks tensors of equal shape along a new ``axis`` (``tf.stack``)."""
-    if axis == 0 and not (values and all(
-        type(v) is Tensor or getattr(v, "_is_variable", False) for v in values
-    )):
+    if axis == 0 and not (
+        values and all(type(v) is Tensor or getattr(v, "_is_variable", False) for v in values)
+    ):
         # TF first tries to convert the whole list as one value ([1, 2.5] -> float32).
         try:
             return identity(convert_to_tensor(values))
@@ -312,7 +334,9 @@ def stack(values, axis=0, name="stack"):
     for i, t in enumerate(ts):
         if t._value.shape != shp:
             raise InvalidArgumentError(
-                None, None, f"Shapes of all inputs must match: values[0].shape = {list(shp)} != values[{i}].shape = {list(t._value.shape)} [Op:Pack]"
+                None,
+                None,
+                f"Shapes of all inputs must match: values[0].shape = {list(shp)} != values[{i}].shape = {list(t._value.shape)} [Op:Pack]",
             )
     nd = len(shp) + 1
     axis = int(axis)
@@ -417,7 +441,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     if limit is None:
         start, limit = 0, start
     args = [
-        to_tensor(v) if isinstance(v, Tensor) or getattr(v, "_is_variable", False)
+        to_tensor(v)
+        if isinstance(v, Tensor) or getattr(v, "_is_variable", False)
         else convert_to_tensor(v, dtype=dtype)
         for v in (start, limit, delta)
     ]
@@ -460,7 +485,9 @@ def linspace(start, stop, num, name=None, axis=0):
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
-    m = jnp.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=_dtype_np(dtype))
+    m = jnp.eye(
+        int(num_rows), None if num_columns is None else int(num_columns), dtype=_dtype_np(dtype)
+    )
     if batch_shape is not None:
         m = jnp.broadcast_to(m, _ints(batch_shape) + m.shape)
     return wrap(m)
@@ -515,12 +542,18 @@ def where(condition, x=None, y=None, name=None):
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
     if c._value.dtype != np.bool_:
-        raise InvalidArgumentError(None, None, f"cannot compute SelectV2 as input #0(zero-based) was expected to be a bool tensor but is a {c.dtype.name} tensor [Op:SelectV2]")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"cannot compute SelectV2 as input #0(zero-based) was expected to be a bool tensor but is a {c.dtype.name} tensor [Op:SelectV2]",
+        )
     try:
         x, y = binary_operands(x, y, "SelectV2")
     except InvalidArgumentError:
         # TF reports the mismatch against input #2 (``y``): condition is input #0.
-        raise dtype_mismatch("SelectV2", 2, to_tensor(x)._value.dtype, to_tensor(y)._value.dtype) from None
+        raise dtype_mismatch(
+            "SelectV2", 2, to_tensor(x)._value.dtype, to_tensor(y)._value.dtype
+        ) from None
     if type(x) is not Tensor:
         x = convert_to_tensor(x, dtype=y.dtype) if type(y) is Tensor else convert_to_tensor(x)
     if type(y) is not Tensor:
@@ -539,7 +572,9 @@ def where(condition, x=None, y=None, name=None):
 
 def _gather_fn(params, indices, *, axis, batch_dims):
     def take(p, i):
-        return jnp.take(p, i, axis=axis - batch_dims, mode="fill" if p.dtype.kind in "fc" else "clip")
+        return jnp.take(
+            p, i, axis=axis - batch_dims, mode="fill" if p.dtype.kind in "fc" else "clip"
+        )
 
     f = take
     for _ in builtins.range(batch_dims):
@@ -573,7 +608,11 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     p = to_tensor(params)
     ind = to_tensor(indices)
     if ind._value.dtype.kind not in "iu":
-        raise InvalidArgumentError(None, None, f"Value for attr 'Tindices' of {tf_type_name(ind._value.dtype)} is not in the list of allowed values: int16, int32, int64 [Op:GatherV2]")
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'Tindices' of {tf_type_name(ind._value.dtype)} is not in the list of allowed values: int16, int32, int64 [Op:GatherV2]",
+        )
     (axis,) = axis_ints(0 if axis is None else axis)
     nd = p._value.ndim
     if not -nd <= axis < nd:
@@ -678,11 +717,15 @@ def getitem(tensor, key):
 
 def _check_spec(spec, shp):
     if not shp and any(e[0] in "ist" for e in spec):
-        raise InvalidArgumentError(None, None, "Attempting to slice scalar input. [Op:StridedSlice]")
+        raise InvalidArgumentError(
+            None, None, "Attempting to slice scalar input. [Op:StridedSlice]"
+        )
     consumed = sum(1 for e in spec if e[0] in "ist")
     if consumed > len(shp):
         raise InvalidArgumentError(
-            None, None, f"Index out of range using input dim {len(shp)}; input has only {len(shp)} dims [Op:StridedSlice]"
+            None,
+            None,
+            f"Index out of range using input dim {len(shp)}; input has only {len(shp)} dims [Op:StridedSlice]",
         )
     dim = 0
     for e in spec:

@@ -132,6 +132,7 @@ def conj(x, name=None):
         raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
     return x
 
+
 # -- binary ---------------------------------------------------------------------------------
 
 
@@ -308,7 +309,8 @@ def add_n(inputs, name=None):
         )
     first = to_tensor(inputs[0])
     ts = [first] + [
-        to_tensor(x) if (type(x) is Tensor or getattr(x, "_is_variable", False))
+        to_tensor(x)
+        if (type(x) is Tensor or getattr(x, "_is_variable", False))
         else convert_to_tensor(x, dtype=first.dtype)
         for x in inputs[1:]
     ]
@@ -335,7 +337,11 @@ def add_n(inputs, name=None):
 
 
 def _cast_fn(x, *, dtype):
-    return x.real.astype(dtype) if (x.dtype.kind == "c" and np.dtype(dtype).kind != "c") else x.astype(dtype)
+    return (
+        x.real.astype(dtype)
+        if (x.dtype.kind == "c" and np.dtype(dtype).kind != "c")
+        else x.astype(dtype)
+    )
 
 
 _cast_op = Op("Cast", _cast_fn)
@@ -553,8 +559,12 @@ def _reduction(tf_name: str, fn, kinds: str = NUMERIC, differentiable: bool = Tr
     return public
 
 
-reduce_sum = _reduction("Sum", lambda x, *, axis, keepdims: jnp.sum(x, axis=axis, keepdims=keepdims))
+reduce_sum = _reduction(
+    "Sum", lambda x, *, axis, keepdims: jnp.sum(x, axis=axis, keepdims=keepdims)
+)
 reduce_mean = _reduction("Mean", _mean_fn)
+
+
 def _extreme_fn(reducer, largest: bool):
     def fn(x, *, axis, keepdims):
         if x.size == 0:
@@ -572,9 +582,15 @@ def _extreme_fn(reducer, largest: bool):
 
 reduce_max = _reduction("Max", _extreme_fn(jnp.max, True), "fiu")
 reduce_min = _reduction("Min", _extreme_fn(jnp.min, False), "fiu")
-reduce_prod = _reduction("Prod", lambda x, *, axis, keepdims: jnp.prod(x, axis=axis, keepdims=keepdims))
-reduce_any = _reduction("Any", lambda x, *, axis, keepdims: jnp.any(x, axis=axis, keepdims=keepdims), "b", False)
-reduce_all = _reduction("All", lambda x, *, axis, keepdims: jnp.all(x, axis=axis, keepdims=keepdims), "b", False)
+reduce_prod = _reduction(
+    "Prod", lambda x, *, axis, keepdims: jnp.prod(x, axis=axis, keepdims=keepdims)
+)
+reduce_any = _reduction(
+    "Any", lambda x, *, axis, keepdims: jnp.any(x, axis=axis, keepdims=keepdims), "b", False
+)
+reduce_all = _reduction(
+    "All", lambda x, *, axis, keepdims: jnp.all(x, axis=axis, keepdims=keepdims), "b", False
+)
 reduce_logsumexp = _reduction(
     "ReduceLogSumExp",
     lambda x, *, axis, keepdims: jax.scipy.special.logsumexp(x, axis=axis, keepdims=keepdims),

@@ -101,7 +101,9 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     require(lg, "f", "SparseSoftmaxCrossEntropyWithLogits")
     if lab._value.dtype.kind not in "iu":
         raise InvalidArgumentError(
-            None, None, f"Value for attr 'Tlabels' of {tf_type_name(lab._value.dtype)} is not in the list of allowed values: int32, int64 [Op:SparseSoftmaxCrossEntropyWithLogits]"
+            None,
+            None,
+            f"Value for attr 'Tlabels' of {tf_type_name(lab._value.dtype)} is not in the list of allowed values: int32, int64 [Op:SparseSoftmaxCrossEntropyWithLogits]",
         )
     if lab._value.ndim != lg._value.ndim - 1:
         raise ValueError(
@@ -210,11 +212,15 @@ def bias_add(value, bias, data_format=None, name=None):
     """Adds a 1-D ``bias`` along the last dimension (``tf.nn.bias_add``, NHWC)."""
     x, b = binary_operands(value, bias, "BiasAdd")
     if data_format not in (None, "NHWC", "N...C"):
-        raise NotImplementedError(f"tapejax.nn.bias_add supports channels-last only, got data_format={data_format!r}")
+        raise NotImplementedError(
+            f"tapejax.nn.bias_add supports channels-last only, got data_format={data_format!r}"
+        )
     require(x, "fciu", "BiasAdd")
     if x._value.ndim < 2:
         raise InvalidArgumentError(
-            None, None, f"Input tensor must be at least 2D: [{','.join(map(str, x._value.shape))}] [Op:BiasAdd]"
+            None,
+            None,
+            f"Input tensor must be at least 2D: [{','.join(map(str, x._value.shape))}] [Op:BiasAdd]",
         )
     if b._value.ndim != 1:
         raise InvalidArgumentError(
@@ -222,7 +228,9 @@ def bias_add(value, bias, data_format=None, name=None):
         )
     if b._value.shape[0] != x._value.shape[-1]:
         raise InvalidArgumentError(
-            None, None, f"Must provide as many biases as the last dimension of the input tensor: [{','.join(map(str, b._value.shape))}] vs. [{','.join(map(str, x._value.shape))}] [Op:BiasAdd]"
+            None,
+            None,
+            f"Must provide as many biases as the last dimension of the input tensor: [{','.join(map(str, b._value.shape))}] vs. [{','.join(map(str, x._value.shape))}] [Op:BiasAdd]",
         )
     return apply(_bias_add_op, (x, b))
 
