@@ -7,6 +7,7 @@ ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneat
 from tapejax import autodiff, config, errors, math, nn
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
 from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
+from tapejax._src.devices import device
 from tapejax._src.dtypes import (
     DType,
     as_dtype,
@@ -155,6 +156,7 @@ __all__ = [
     "constant",
     "convert_to_tensor",
     "cos",
+    "device",
     "custom_gradient",
     "divide",
     "double",

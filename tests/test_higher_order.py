@@ -8,14 +8,6 @@ import tapejax as tf
 from tapejax._src import lowering
 
 
-@pytest.fixture
-def x64():
-    old = jax.config.jax_enable_x64
-    jax.config.update("jax_enable_x64", True)
-    yield
-    jax.config.update("jax_enable_x64", old)
-
-
 def test_second_and_third_derivative_through_nested_tapes():
     x = tf.constant(3.0)
     with tf.GradientTape() as t3:

@@ -15,34 +15,29 @@ import jax.numpy as jnp
 from ..registry import register_reverse_rule
 
 
-@jax.custom_jvp
-def maximum(x, y):
-    return jnp.maximum(x, y)
+def _ties_to_x(fn, x_wins):
+    """``fn`` (max or min) with TF's gradient: on ties the whole gradient goes to x.
+
+    TF's _MaximumGrad/_MinimumGrad select with ``x >= y`` / ``x <= y``; JAX splits ties.
+    """
+
+    @jax.custom_jvp
+    def rule(x, y):
+        return fn(x, y)
+
+    @rule.defjvp
+    def _jvp(primals, tangents):
+        x, y = primals
+        out = fn(x, y)
+        tx, ty = (_dense(t, out) for t in tangents)
+        take_x = x_wins(x, y)
+        return out, jnp.where(take_x, tx, 0) + jnp.where(take_x, 0, ty)
+
+    return rule
 
 
-@maximum.defjvp
-def _maximum_jvp(primals, tangents):
-    # TF's _MaximumGrad: on ties the whole gradient goes to x (x >= y), JAX splits it.
-    x, y = primals
-    out = jnp.maximum(x, y)
-    tx, ty = (_dense(t, out) for t in tangents)
-    take_x = x >= y
-    return out, jnp.where(take_x, tx, 0) + jnp.where(take_x, 0, ty)
-
-
-@jax.custom_jvp
-def minimum(x, y):
-    return jnp.minimum(x, y)
-
-
-@minimum.defjvp
-def _minimum_jvp(primals, tangents):
-    # TF's _MinimumGrad: on ties the whole gradient goes to x (x <= y).
-    x, y = primals
-    out = jnp.minimum(x, y)
-    tx, ty = (_dense(t, out) for t in tangents)
-    take_x = x <= y
-    return out, jnp.where(take_x, tx, 0) + jnp.where(take_x, 0, ty)
+maximum = _ties_to_x(jnp.maximum, jnp.greater_equal)
+minimum = _ties_to_x(jnp.minimum, jnp.less_equal)
 
 
 @jax.custom_jvp
