@@ -86,21 +86,27 @@ class Op:
 def apply(op: Op, args: tuple, static: tuple = ()):
     """Runs ``op`` on ``args`` (Tensors or Python scalars) and offers it to the recorders."""
     values = [a._value if type(a) is Tensor else a for a in args]
+    compiled = op._compiled.get(static) or op.compiled(static)
     try:
-        out = op.compiled(static)(*values)
+        out = compiled(*values)
     except (TypeError, ValueError) as e:
         if op.runs_user_code or isinstance(e, jax.errors.JAXTypeError):
             raise
         raise InvalidArgumentError(None, None, f"{e} [Op:{op.name}]") from None
     if op.multiple_outputs:
         outs = tuple(wrap(o) for o in out)
-    else:
-        outs = (wrap(out),)
+        recs = _state.recorders
+        if recs:
+            for r in recs:
+                r.record(op, static, args, outs)
+        return outs
+    t = wrap(out)
     recs = _state.recorders
     if recs:
+        outs = (t,)
         for r in recs:
             r.record(op, static, args, outs)
-    return outs if op.multiple_outputs else outs[0]
+    return t
 
 
 def apply_unrecorded(op: Op, args: tuple, static: tuple = ()):

@@ -107,7 +107,10 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
     stack = [t._id for t in targets if t._value.dtype in DIFF_DTYPES]
 
     # Backwards from the targets, through differentiable edges only (TF gives None
-    # through integer paths and ops registered without a gradient).
+    # through integer paths and ops registered without a gradient). This loop and the
+    # ones below run on every gradient call: keep them lean.
+    diff_dtypes = DIFF_DTYPES
+    user_registry = registry._registry
     need: set = set()
     needed_nodes: set = set()
     seen_outputs: set = set()
@@ -121,7 +124,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
             continue
         idx = p[0]
         op, static, args, _ = nodes[idx]
-        if getattr(op.fn, "derivative_program", False):
+        if op.runs_user_code and getattr(op.fn, "derivative_program", False):
             # A derivative computed under this tape: follow only the arguments this output
             # really depends on (TF's gradient graph would not connect the others).
             if p in seen_outputs:
@@ -130,14 +133,16 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
             needed_nodes.add(idx)
             deps = _dependencies(op, static, args)[p[1]]
             for j, a in enumerate(args):
-                if j in deps and type(a) is Tensor and a._value.dtype in DIFF_DTYPES:
+                if j in deps and type(a) is Tensor and a._value.dtype in diff_dtypes:
                     stack.append(a._id)
             continue
-        if idx in needed_nodes or not registry.is_differentiable(op):
+        if idx in needed_nodes:
+            continue
+        if not (registry.is_differentiable(op) if user_registry else op.differentiable):
             continue
         needed_nodes.add(idx)
         for a in args:
-            if type(a) is Tensor and a._value.dtype in DIFF_DTYPES:
+            if type(a) is Tensor and a._value.dtype in diff_dtypes:
                 stack.append(a._id)
 
     connected_leaves = [i for i in leaf_src if i in need]
@@ -232,7 +237,9 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
         tuple(target_avals),
         source_groups,
         source_avals,
-        tuple(_aval(c) for c in consts),
+        tuple(
+            (c._value.shape, c._value.dtype) if type(c) is Tensor else type(c) for c in consts
+        ),
         cotangent_avals,
     )
     program = _cache.get(key)

@@ -313,9 +313,10 @@ class Variable:
     def _update(self, delta, fn, op_name: str):
         if type(delta) is Tensor and delta._value.dtype == self._value.dtype:
             d = delta._value  # the optimizer-step fast path: no conversion needed
+            d_shape = d.shape
         else:
             d = self._coerce(delta)
-        d_shape = tuple(jnp.shape(d))
+            d_shape = tuple(jnp.shape(d))
         if d_shape != self._value.shape:
             from .errors import InvalidArgumentError
 

@@ -19,6 +19,7 @@ from ..errors import InvalidArgumentError, UnimplementedError
 from ..tensor import Tensor, canonical_np_dtype, convert_to_tensor, wrap
 from . import tf_rules
 from ._helpers import (
+    accepted_dtypes,
     axis_ints,
     binary_operands,
     check_broadcast,
@@ -148,6 +149,7 @@ def _binary(
     (``1.5 + t``) always converts the Python side to the Tensor's dtype, as TF's does.
     ``check(x, y)`` runs TF's value checks (division by zero ...) on eager inputs."""
     op = Op(tf_name, fn, differentiable=differentiable)
+    accepted = accepted_dtypes(kinds, tf_name)
 
     def run(x, y):
         check_broadcast(x, y, tf_name)
@@ -157,9 +159,25 @@ def _binary(
         return apply(op, (x, y))
 
     def public(x, y, name=None):
+        # The per-op budget: two tensors of one accepted dtype (or a Variable read) need
+        # none of the conversion rules, only the broadcast check.
+        if check is None:
+            if type(y) is not Tensor and getattr(y, "_is_variable", False):
+                y = y._dense_read()
+            if type(x) is Tensor and type(y) is Tensor:
+                dt = x._value.dtype
+                if dt == y._value.dtype and dt in accepted:
+                    check_broadcast(x, y, tf_name)
+                    return apply(op, (x, y))
         return run(*operands(x, y, tf_name))
 
     def reflected(self, other):
+        # ``0.01 * g``: a Python float against a floating tensor is taken as it is (weakly
+        # typed, so it takes the tensor's dtype inside the jitted op, as TF converts it).
+        if check is None and type(other) is float and type(self) is Tensor:
+            dt = self._value.dtype
+            if dt.kind in "fc" and dt in accepted:
+                return apply(op, (other, self))
         return run(*binary_operands(other, self, tf_name))
 
     public.__name__ = tf_name.lower()
@@ -456,6 +474,24 @@ def matmul(
       ValueError: both ``transpose_a`` and ``adjoint_a`` (or ``_b``) are set.
       InvalidArgumentError: bad ranks, different dtypes, or incompatible dimensions.
     """
+    if not (transpose_a or transpose_b or adjoint_a or adjoint_b or output_type is not None):
+        # The per-op budget: a plain 2-D product of one accepted dtype skips the general
+        # path (a Variable operand is read as usual).
+        if type(b) is not Tensor and getattr(b, "_is_variable", False):
+            b = b._dense_read()
+        if type(a) is not Tensor and getattr(a, "_is_variable", False):
+            a = a._dense_read()
+        if type(a) is Tensor and type(b) is Tensor:
+            av, bv = a._value, b._value
+            sa, sb = av.shape, bv.shape
+            if (
+                av.dtype == bv.dtype
+                and av.dtype in _MATMUL_ACCEPTED
+                and len(sa) == 2
+                and len(sb) == 2
+                and sa[1] == sb[0]
+            ):
+                return apply(_matmul_ops["MatMul"], (a, b), _PLAIN_MATMUL)
     if (transpose_a and adjoint_a) or (transpose_b and adjoint_b):
         a_bad = transpose_a and adjoint_a
         side, t, adj = ("a", transpose_a, adjoint_a) if a_bad else ("b", transpose_b, adjoint_b)
@@ -528,6 +564,9 @@ def matmul(
         _MATMUL_STATIC[key] = static
     return apply(_matmul_ops[op_name], (a, b), static)
 
+
+_PLAIN_MATMUL = (("ca", False), ("cb", False), ("ta", False), ("tb", False))
+_MATMUL_ACCEPTED = accepted_dtypes(NUMERIC, "MatMul")
 
 # -- reductions -----------------------------------------------------------------------------
 
