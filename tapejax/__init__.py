@@ -33,6 +33,7 @@ from tapejax._src.dtypes import (
     bool_ as bool,  # noqa: A001 - TF's name
 )
 from tapejax._src.function import function
+from tapejax._src.interop import functionalize, lift
 from tapejax._src.module import Module
 from tapejax._src.ops.array_ops import (
     concat,
@@ -170,6 +171,7 @@ __all__ = [
     "float32",
     "float64",
     "function",
+    "functionalize",
     "gather",
     "grad_pass_through",
     "greater",
@@ -183,6 +185,7 @@ __all__ = [
     "is_tensor",
     "less",
     "less_equal",
+    "lift",
     "linspace",
     "log",
     "logical_and",

@@ -237,9 +237,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
         tuple(target_avals),
         source_groups,
         source_avals,
-        tuple(
-            (c._value.shape, c._value.dtype) if type(c) is Tensor else type(c) for c in consts
-        ),
+        tuple((c._value.shape, c._value.dtype) if type(c) is Tensor else type(c) for c in consts),
         cotangent_avals,
     )
     program = _cache.get(key)

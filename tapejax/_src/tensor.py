@@ -91,10 +91,14 @@ class Tensor:
         return self.ref()
 
     def __array__(self, dtype=None, copy=None):
+        if _recorders():
+            _warn_if_watched(self)
         value = np.asarray(self._value)
         return value if dtype is None else value.astype(dtype)
 
     def __jax_array__(self):
+        if _recorders():
+            _warn_if_watched(self)
         return self._value
 
     # -- Python protocol, as TF eager has it ----------------------------------------------
@@ -186,6 +190,30 @@ def numpy_text(value, is_repr: bool = False) -> str:
     return "\n" + text if "\n" in text else text
 
 
+def _recorders():
+    from .recorder import _state  # values sit below the recorder; import on first use
+
+    return _state.recorders
+
+
+class GradientCutWarning(UserWarning):
+    """A watched Tensor left tapejax (NumPy/JAX functions): its gradient path is cut."""
+
+
+def _warn_if_watched(t) -> None:
+    # TF users' most common pain is a silent None gradient from a NumPy round trip: the
+    # conversion is allowed, as in TF, but said out loud.
+    if any(t._id in getattr(r, "live", ()) for r in _recorders()):
+        warnings.warn(
+            "tapejax: a Tensor that an active GradientTape watches was converted to a raw "
+            "NumPy/JAX array (np.asarray, a jnp function, ...). Operations on raw arrays are "
+            "not recorded, so gradients through them will be None. Use tapejax ops, or wrap "
+            "JAX code with tapejax.lift to record it.",
+            GradientCutWarning,
+            stacklevel=3,
+        )
+
+
 class _TensorRef:
     """A hashable reference to a Tensor (``tensor.ref()``), keyed on the tensor's id."""
 
@@ -208,6 +236,9 @@ class _TensorRef:
 
 
 def _flatten_tensor(t):
+    # jnp functions and JAX transforms see a Tensor through this, not __jax_array__.
+    if _recorders():
+        _warn_if_watched(t)
     return (t._value,), None
 
 
