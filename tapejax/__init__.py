@@ -6,6 +6,7 @@ ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneat
 
 from tapejax import autodiff, config, errors, math, nn
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
+from tapejax._src.conversion import constant, convert_to_tensor
 from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
 from tapejax._src.devices import device
 from tapejax._src.dtypes import (
@@ -38,15 +39,8 @@ from tapejax._src.module import Module
 from tapejax._src.ops.array_ops import (
     concat,
     expand_dims,
-    eye,
-    fill,
     gather,
     identity,
-    linspace,
-    one_hot,
-    ones,
-    ones_like,
-    range,  # noqa: A004 - TF's name
     rank,
     reshape,
     shape,
@@ -58,16 +52,24 @@ from tapejax._src.ops.array_ops import (
     transpose,
     unstack,
     where,
+)
+from tapejax._src.ops.creation_ops import (
+    eye,
+    fill,
+    linspace,
+    one_hot,
+    ones,
+    ones_like,
+    range,  # noqa: A004 - TF's name
     zeros,
     zeros_like,
 )
+from tapejax._src.ops.linalg_ops import matmul
 from tapejax._src.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's name
 from tapejax._src.ops.math_ops import (
     abs,  # noqa: A004 - TF's name
     add,
     add_n,
-    argmax,
-    argmin,
     cast,
     clip_by_value,
     cos,
@@ -82,21 +84,12 @@ from tapejax._src.ops.math_ops import (
     logical_and,
     logical_not,
     logical_or,
-    matmul,
     maximum,
     minimum,
     multiply,
     negative,
     not_equal,
     pow,  # noqa: A004 - TF's name
-    reduce_all,
-    reduce_any,
-    reduce_logsumexp,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-    reduce_sum,
     round,  # noqa: A004 - TF's name
     saturate_cast,
     sigmoid,
@@ -108,9 +101,21 @@ from tapejax._src.ops.math_ops import (
     tanh,
     truediv,
 )
+from tapejax._src.ops.reduction_ops import (
+    argmax,
+    argmin,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+)
 from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.tape import GradientTape, UnconnectedGradients
-from tapejax._src.tensor import Tensor, constant, convert_to_tensor, is_tensor
+from tapejax._src.tensor import Tensor, is_tensor
 from tapejax._src.tensor_shape import TensorShape
 from tapejax._src.tensor_spec import TensorSpec
 from tapejax._src.variables import (

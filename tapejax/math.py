@@ -5,8 +5,6 @@ from tapejax._src.ops.math_ops import (
     abs,  # noqa: A004 - TF's name
     add,
     add_n,
-    argmax,
-    argmin,
     atan2,
     ceil,
     conj,
@@ -40,14 +38,6 @@ from tapejax._src.ops.math_ops import (
     pow,  # noqa: A004 - TF's name
     real,
     reciprocal,
-    reduce_all,
-    reduce_any,
-    reduce_logsumexp,
-    reduce_max,
-    reduce_mean,
-    reduce_min,
-    reduce_prod,
-    reduce_sum,
     round,  # noqa: A004 - TF's name
     rsqrt,
     sigmoid,
@@ -62,6 +52,18 @@ from tapejax._src.ops.math_ops import (
     truediv,
 )
 from tapejax._src.ops.nn_ops import softplus
+from tapejax._src.ops.reduction_ops import (
+    argmax,
+    argmin,
+    reduce_all,
+    reduce_any,
+    reduce_logsumexp,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_prod,
+    reduce_sum,
+)
 
 __all__ = [
     "abs",

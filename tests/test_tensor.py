@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import tapejax as tf
-from tapejax._src import tensor as tensor_module
+from tapejax._src import conversion as conversion_module
 from tapejax.errors import InvalidArgumentError
 
 
@@ -35,7 +35,7 @@ def assert_tensor(t, value, dtype):
 @pytest.fixture
 def fresh_narrowing_warnings(monkeypatch):
     """Forget which 64-bit dtypes already warned, so a test sees the first warning."""
-    monkeypatch.setattr(tensor_module, "_narrow_warned", set())
+    monkeypatch.setattr(conversion_module, "_narrow_warned", set())
 
 
 # -- constant / convert_to_tensor: default dtypes ------------------------------------------

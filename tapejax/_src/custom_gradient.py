@@ -20,9 +20,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dispatch, nest, recorder
+from .conversion import convert_to_tensor
 from .dispatch import Op
 from .lowering import DIFF_DTYPES
-from .tensor import Tensor, convert_to_tensor, wrap
+from .tensor import Tensor, wrap
 
 __all__ = ["custom_gradient", "grad_pass_through", "recompute_grad"]
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 import jax
 
 from . import dispatch, nest, recorder, registry
+from .conversion import convert_to_tensor
 from .dispatch import Op
 from .lowering import DIFF_DTYPES
-from .tape import UnconnectedGradients, _unconnected_mode, _warn_first_n
-from .tensor import Tensor, convert_to_tensor, wrap
+from .tape import UnconnectedGradients, _unconnected_mode
+from .tensor import Tensor, wrap
+from .tf_logging import warn_first_n
 
 __all__ = ["ForwardAccumulator"]
 
@@ -84,7 +86,7 @@ class ForwardAccumulator:
 
     def _watch(self, primal, tangent):
         if primal._value.dtype not in DIFF_DTYPES:
-            _warn_first_n(
+            warn_first_n(
                 "The dtype of the watched primal must be floating (e.g. tf.float32), got "
                 f"{primal.dtype!r}",
                 5,

@@ -26,8 +26,9 @@ import jax
 import numpy as np
 
 from . import dispatch, nest, recorder
+from .conversion import convert_to_tensor
 from .dispatch import Op
-from .tensor import Tensor, convert_to_tensor, wrap
+from .tensor import Tensor, wrap
 
 __all__ = ["function", "Function", "run_functions_eagerly", "functions_run_eagerly"]
 

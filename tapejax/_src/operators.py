@@ -4,10 +4,10 @@ Kept apart from ``tensor.py`` so that values never import ops; imported once by 
 package.
 """
 
-from .ops import array_ops, math_ops
+from .ops import indexing, operator_table
 from .tensor import Tensor
 from .variables import Variable
 
 for _cls in (Tensor, Variable):
-    math_ops.install_operators(_cls)
-    _cls.__getitem__ = array_ops.getitem
+    operator_table.install_operators(_cls)
+    _cls.__getitem__ = indexing.getitem

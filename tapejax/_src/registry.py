@@ -16,8 +16,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import recorder
+from .conversion import convert_to_tensor
 from .errors import InternalError
-from .tensor import convert_to_tensor, wrap
+from .tensor import wrap
 
 __all__ = ["RegisterGradient", "no_gradient", "gradient_override", "is_differentiable"]
 

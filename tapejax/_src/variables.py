@@ -16,7 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtypes, recorder
-from .tensor import Tensor, _next_id, convert_to_tensor, numpy_text, wrap
+from .conversion import convert_to_tensor
+from .tensor import Tensor, _next_id, numpy_text, wrap
 from .tensor_shape import TensorShape
 
 __all__ = ["Variable", "name_scope", "VariableSynchronization", "VariableAggregation"]

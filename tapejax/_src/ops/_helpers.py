@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..conversion import _python_array, convert_to_tensor
 from ..errors import InvalidArgumentError
-from ..tensor import Tensor, _python_array, convert_to_tensor
+from ..tensor import Tensor
 
 _PY_SCALARS = (int, float, bool, complex)
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1

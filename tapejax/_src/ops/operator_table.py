@@ -1,0 +1,153 @@
+"""The Python operators of Tensor and Variable (``+``, ``@``, ``==``, ``&`` ...) as TF defines them."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+import numpy as np
+
+from ..conversion import convert_to_tensor
+from ..tensor import Tensor, wrap
+from ._helpers import (
+    binary_operands,
+    to_tensor,
+)
+from .linalg_ops import matmul
+from .math_ops import (
+    _binary,
+    _equal,
+    _not_equal,
+    _rtruediv,
+    _unary,
+    abs,
+    add,
+    floordiv,
+    floormod,
+    greater,
+    greater_equal,
+    less,
+    less_equal,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    multiply,
+    negative,
+    pow,
+    subtract,
+    truediv,
+)
+
+# -- Tensor and Variable operators ----------------------------------------------------------
+
+
+def _shapes_differ(x, y) -> bool:
+    xs = x._value.shape if type(x) is Tensor else np.shape(x)
+    ys = y._value.shape if type(y) is Tensor else np.shape(y)
+    try:
+        np.broadcast_shapes(xs, ys)
+    except ValueError:
+        return True
+    return False
+
+
+def _compare(public, unbroadcastable: bool):
+    """``==``/``!=``: TF's ``equal(..., incompatible_shape_error=False)``: shapes that do
+    not broadcast give a scalar ``unbroadcastable``; a dtype mismatch still raises."""
+
+    def operator(self, other):
+        x, y = binary_operands(self, other, public.op.name)
+        if _shapes_differ(x, y):
+            return wrap(jnp.asarray(unbroadcastable))
+        return public(x, y)
+
+    return operator
+
+
+def _tensor_eq(self, other):
+    return False if other is None else _eq_op(self, other)
+
+
+def _tensor_ne(self, other):
+    return True if other is None else _ne_op(self, other)
+
+
+_eq_op = _compare(_equal, False)
+_ne_op = _compare(_not_equal, True)
+
+bitwise_and = _binary("BitwiseAnd", jnp.bitwise_and, "iu", differentiable=False)
+bitwise_or = _binary("BitwiseOr", jnp.bitwise_or, "iu", differentiable=False)
+bitwise_xor = _binary("BitwiseXor", jnp.bitwise_xor, "iu", differentiable=False)
+invert = _unary("Invert", jnp.invert, "iu", differentiable=False)
+
+
+def _logical_or_bitwise(logical, bitwise):
+    """``&``, ``|``, ``^``: logical for bool tensors, bitwise otherwise (TF's ``and_`` ...)."""
+
+    def forward(x, y):
+        x = to_tensor(x)
+        return (logical if x._value.dtype.kind == "b" else bitwise)(x, y)
+
+    def reflected(self, other):
+        x, y = binary_operands(other, self, bitwise.op.name)
+        return forward(x if type(x) is Tensor else convert_to_tensor(x, dtype=y.dtype), y)
+
+    return forward, reflected
+
+
+def _invert(x):
+    x = to_tensor(x)
+    return logical_not(x) if x._value.dtype.kind == "b" else invert(x)
+
+
+def _rmatmul(self, other):
+    # TF converts the left operand to the right one's dtype before multiplying.
+    b = to_tensor(self)
+    a = other if getattr(other, "_is_variable", False) else convert_to_tensor(other, dtype=b.dtype)
+    return matmul(a, b)
+
+
+_and, _rand = _logical_or_bitwise(logical_and, bitwise_and)
+_or, _ror = _logical_or_bitwise(logical_or, bitwise_or)
+_xor, _rxor = _logical_or_bitwise(logical_xor, bitwise_xor)
+
+OPERATORS = {
+    "__add__": add,
+    "__radd__": add.reflected,
+    "__sub__": subtract,
+    "__rsub__": subtract.reflected,
+    "__mul__": multiply,
+    "__rmul__": multiply.reflected,
+    "__truediv__": truediv,
+    "__rtruediv__": _rtruediv,
+    "__floordiv__": floordiv,
+    "__rfloordiv__": floordiv.reflected,
+    "__mod__": floormod,
+    "__rmod__": floormod.reflected,
+    "__pow__": pow,
+    "__rpow__": pow.reflected,
+    "__matmul__": matmul,
+    "__rmatmul__": _rmatmul,
+    "__neg__": negative,
+    "__abs__": abs,
+    "__invert__": _invert,
+    "__and__": _and,
+    "__rand__": _rand,
+    "__or__": _or,
+    "__ror__": _ror,
+    "__xor__": _xor,
+    "__rxor__": _rxor,
+    "__lt__": less,
+    "__le__": less_equal,
+    "__gt__": greater,
+    "__ge__": greater_equal,
+    "__eq__": _tensor_eq,
+    "__ne__": _tensor_ne,
+}
+# A Variable's ``==`` has no ``None`` shortcut: TF's tries to convert None (ValueError).
+_VARIABLE_OPERATORS = {**OPERATORS, "__eq__": _eq_op, "__ne__": _ne_op}
+
+
+def install_operators(cls) -> None:
+    table = _VARIABLE_OPERATORS if getattr(cls, "_is_variable", False) else OPERATORS
+    for name, fn in table.items():
+        setattr(cls, name, fn)
