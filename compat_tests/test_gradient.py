@@ -635,6 +635,85 @@ def case_complex_abs_gradient(tf):
     return y, g.gradient(y, z)
 
 
+def _complex_point(tf):
+    return tf.constant([1.0 + 2.0j, -0.5 + 0.25j], dtype=tf.complex64)
+
+
+@case(rtol=1e-5, atol=1e-5)
+def case_complex_elementwise_ops(tf):
+    # TF's convention across ops: conj(f'(z)) for holomorphic f, scaled by the upstream.
+    z = _complex_point(tf)
+    fns = {
+        "exp": tf.exp,
+        "log": tf.math.log,
+        "sin": tf.sin,
+        "cos": tf.cos,
+        "tanh": tf.tanh,
+        "sqrt": tf.sqrt,
+        "square": tf.square,
+        "reciprocal": tf.math.reciprocal,
+        "pow3": lambda v: v**3,
+        "sigmoid": tf.sigmoid,
+    }
+    out = {}
+    for name, fn in fns.items():
+        with tf.GradientTape() as g:
+            g.watch(z)
+            y = fn(z)
+        out[name] = g.gradient(y, z)
+    return out
+
+
+@case(rtol=1e-5, atol=1e-5)
+def case_complex_binary_ops_and_upstream(tf):
+    z = _complex_point(tf)
+    w = tf.constant([0.5 - 1.0j, 2.0 + 0.5j], dtype=tf.complex64)
+    up = tf.constant([1.0 + 1.0j, -2.0j], dtype=tf.complex64)
+    with tf.GradientTape(persistent=True) as g:
+        g.watch([z, w])
+        prod = z * w
+        quot = z / w
+        diff = z - w * w
+    return (
+        g.gradient(prod, [z, w]),
+        g.gradient(quot, [z, w]),
+        g.gradient(diff, [z, w], output_gradients=up),
+    )
+
+
+@case(rtol=1e-5, atol=1e-5)
+def case_complex_real_valued_losses(tf):
+    # Real-valued functions of z: TF returns df/dx + i df/dy.
+    z = _complex_point(tf)
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(z)
+        r = tf.math.real(z * tf.math.conj(z))
+        re = tf.math.real(z)
+        im = tf.math.imag(z)
+        mag = tf.abs(z)
+        total = tf.reduce_sum(tf.abs(z * z))
+    return [g.gradient(t, z) for t in (r, re, im, mag, total)]
+
+
+@case(rtol=1e-5, atol=1e-5)
+def case_complex_matmul_and_reduce(tf):
+    a = tf.constant([[1.0 + 1.0j, 2.0 - 1.0j], [0.5j, -1.0 + 0.0j]], dtype=tf.complex64)
+    b = tf.constant([[2.0 + 0.0j], [1.0 - 3.0j]], dtype=tf.complex64)
+    with tf.GradientTape() as g:
+        g.watch([a, b])
+        y = tf.reduce_sum(tf.matmul(a, b))
+    return g.gradient(y, [a, b])
+
+
+@case(rtol=1e-5, atol=1e-5)
+def case_complex_jacobian_is_conjugated(tf):
+    z = _complex_point(tf)
+    with tf.GradientTape() as g:
+        g.watch(z)
+        y = z * z * z
+    return g.jacobian(y, z)
+
+
 @case(deviation=_NO_STRINGS, expect=harness.raises("NotImplementedError"))
 def case_string_target_is_none(tf):
     # testTapeGradientStringTarget

@@ -106,8 +106,9 @@ def _sqrt_fwd(x):
 
 def _sqrt_bwd(y, g):
     # TF's SqrtGrad (Eigen's scalar_sqrt_gradient_op): a zero upstream gives zero even
-    # where y == 0, so where(x > 0, sqrt(x), 0) has gradient 0 at 0, not NaN.
-    return (jnp.where(g == 0, jnp.zeros_like(g), 0.5 * g / jnp.conj(y)),)
+    # where y == 0, so where(x > 0, sqrt(x), 0) has gradient 0 at 0, not NaN. (This is a
+    # JAX-convention VJP: lowering conjugates complex cotangents around the whole program.)
+    return (jnp.where(g == 0, jnp.zeros_like(g), 0.5 * g / y),)
 
 
 sqrt_reverse.defvjp(_sqrt_fwd, _sqrt_bwd)
