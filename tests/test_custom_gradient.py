@@ -203,3 +203,22 @@ class TestRegistry:
         tf.no_gradient("Exp")
         _, dy = watched_grad(tf.exp, 1.0)
         assert dy is None
+
+
+def test_custom_gradient_and_recompute_inside_function():
+    w = tf.Variable(2.0)
+    block = tf.recompute_grad(lambda x: tf.sin(x) * w)
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as g:
+            g.watch(x)
+            y = log1pexp(x) + block(x)
+        return g.gradient(y, [x, w])
+
+    for _ in range(3):
+        dx, dw = step(tf.constant(0.5))
+    expected_dx = 1 / (1 + np.exp(-0.5)) + np.cos(0.5) * 2.0
+    assert float(dx) == pytest.approx(expected_dx, rel=1e-6)
+    assert float(dw) == pytest.approx(np.sin(0.5), rel=1e-6)
+    assert step.experimental_get_tracing_count() == 1
