@@ -20,29 +20,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dispatch, nest, recorder
+from .binding import VariableWatcher, bound
 from .conversion import convert_to_tensor
 from .dispatch import Op
 from .lowering import DIFF_DTYPES
 from .tensor import Tensor, wrap
 
 __all__ = ["custom_gradient", "grad_pass_through", "recompute_grad"]
-
-
-class _VariableWatcher:
-    """A recorder that only notes the trainable Variables read (TF's ``VariableWatcher``)."""
-
-    def __init__(self):
-        self.variables: dict = {}
-
-    def record(self, op, static, args, outs):
-        pass
-
-    def variable_read(self, var, tensor):
-        if var.trainable:
-            self.variables.setdefault(var._id, var)
-
-    def variable_accessed(self, var):
-        self.variables.setdefault(var._id, var) if var.trainable else None
 
 
 def _is_var(x) -> bool:
@@ -63,22 +47,6 @@ def _leaf_tensor(x):
     if _is_var(x):
         return x._dense_read()
     return None
-
-
-class _Bound:
-    """Rebinds Variables to traced values for the duration of a trace."""
-
-    def __init__(self, variables, values):
-        self._pairs = list(zip(variables, values))
-
-    def __enter__(self):
-        self._saved = [v._value for v, _ in self._pairs]
-        for v, value in self._pairs:
-            v._value = value
-
-    def __exit__(self, *exc):
-        for (v, _), saved in zip(self._pairs, self._saved):
-            v._value = saved
 
 
 class _GradFnState(threading.local):
@@ -164,7 +132,7 @@ def _make_pure(f, arg_tree, n_args, variables):
 
     def run(flat):
         args = _rebuild(arg_tree, flat[:n_args])
-        with recorder.paused(), _Bound(variables, flat[n_args:]):
+        with recorder.paused(), bound(variables, flat[n_args:]):
             result, grad_fn = f(*args)
             flat_out = [convert_to_tensor(y)._value for y in nest.flatten(result)]
         return flat_out, grad_fn
@@ -182,7 +150,7 @@ def _make_pure(f, arg_tree, n_args, variables):
 
     def bwd(flat, cts):
         _, grad_fn = run(flat)
-        with recorder.paused(), _Bound(variables, flat[n_args:]):
+        with recorder.paused(), bound(variables, flat[n_args:]):
             grads = _call_user_grad(grad_fn, variables, n_args, cts)
         # TF returns None for an input whose gradient grad_fn gave as None; the derivative
         # program reads this (static) fact right after tracing this backward.
@@ -307,14 +275,14 @@ def _custom_call(f, named, key, args):
         result, _ = f(*args)
         return result
 
-    watcher = _VariableWatcher()
+    watcher = VariableWatcher(trainable_only=True)
     recorder.push(watcher)
     try:
         result, grad_fn = f(*args)
     finally:
         recorder.remove(watcher)
     arg_ids = {id(x) for x in flat_args if _is_var(x)}
-    variables = tuple(v for v in watcher.variables.values() if id(v) not in arg_ids)
+    variables = tuple(v for v in watcher.touched.values() if id(v) not in arg_ids)
     if variables and not _accepts_variables(grad_fn):
         raise TypeError(
             "@tf.custom_gradient grad_fn must accept keyword argument 'variables', since "
@@ -397,7 +365,7 @@ def _make_checkpointed(f, arg_tree, n_args, variables):
 
     def run(*flat):
         args = _rebuild(arg_tree, flat[:n_args])
-        with recorder.paused(), _Bound(variables, flat[n_args:]):
+        with recorder.paused(), bound(variables, flat[n_args:]):
             result = f(*args)
             return tuple(convert_to_tensor(y)._value for y in nest.flatten(result))
 
@@ -433,11 +401,11 @@ def recompute_grad(f):
         traced = any(isinstance(t._value, jax.core.Tracer) for t in tensors)
         if not recorder.active() and not traced:
             return f(*args)
-        watcher = _VariableWatcher()
+        watcher = VariableWatcher(trainable_only=True)
         with recorder.only((watcher,)):  # as TF: the forward is not recorded
             result = f(*args)
         arg_ids = {id(x) for x in flat_args if _is_var(x)}
-        variables = tuple(v for v in watcher.variables.values() if id(v) not in arg_ids)
+        variables = tuple(v for v in watcher.touched.values() if id(v) not in arg_ids)
         op = _op_for(
             f, f, ("recompute_grad", f), arg_tree, len(tensors), variables, _make_checkpointed
         )

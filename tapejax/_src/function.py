@@ -25,7 +25,8 @@ import sys
 import jax
 import numpy as np
 
-from . import dispatch, nest, recorder
+from . import binding, dispatch, nest, recorder
+from .binding import VariableWatcher
 from .conversion import convert_to_tensor
 from .dispatch import Op
 from .tensor import Tensor, wrap
@@ -51,26 +52,6 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 
 def functions_run_eagerly() -> bool:
     return _run_eagerly[0]
-
-
-class _Watcher:
-    """A recorder noting the Variables a run reads or assigns (and their values before)."""
-
-    def __init__(self, bound=frozenset()):
-        self.touched: dict = {}
-        self.saved: dict = {}
-        self._bound = bound
-
-    def record(self, op, static, args, outs):
-        pass
-
-    def variable_read(self, var, tensor):
-        self.touched.setdefault(var._id, var)
-
-    def variable_accessed(self, var):
-        if var._id not in self._bound and var._id not in self.saved:
-            self.saved[var._id] = (var, var._value)
-        self.touched.setdefault(var._id, var)
 
 
 class _Retrace(Exception):
@@ -121,13 +102,10 @@ class _Concrete:
         self.out_tree = None
         self.out_kinds = None
         tensor_pos = [i for i, x in enumerate(flat) if _is_array(x)]
-        bound = frozenset(v._id for v in variables)
+        bound_ids = frozenset(v._id for v in variables)
 
         def pure(var_values, arg_values):
-            saved = [v._value for v in variables]
-            for v, value in zip(variables, var_values):
-                v._value = value
-            watcher = _Watcher(bound)
+            watcher = VariableWatcher(bound=bound_ids)
             from .variables import _creation_hooks
 
             def refuse(var):
@@ -135,21 +113,18 @@ class _Concrete:
 
             _creation_hooks.append(refuse)
             try:
-                with recorder.only((watcher,)):
+                with binding.bound(variables, var_values), recorder.only((watcher,)):
                     new_flat = list(flat)
                     for p, value in zip(tensor_pos, arg_values):
                         new_flat[p] = wrap(value)
                     a, k = nest.pack_sequence_as((args, kwargs), new_flat)
                     function._tracing_count += 1
                     result = function._python_function(*a, **k)
-                new_values = [v._value for v in variables]
+                    new_values = [v._value for v in variables]
             finally:
                 _creation_hooks.remove(refuse)
-                for v, value in zip(variables, saved):
-                    v._value = value
-                for var, value in watcher.saved.values():
-                    var._value = value
-            unbound = {i: v for i, v in watcher.touched.items() if i not in bound}
+                watcher.restore()
+            unbound = {i: v for i, v in watcher.touched.items() if i not in bound_ids}
             if unbound:
                 raise _Retrace(unbound)
             outs, kinds = [], []
@@ -213,7 +188,7 @@ class Function:
         return self._run(args, kwargs, flat)
 
     def _first_call(self, args, kwargs):
-        watcher = _Watcher()
+        watcher = VariableWatcher()
         recorder.push(watcher)
         try:
             result = self._python_function(*args, **kwargs)

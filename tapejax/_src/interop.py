@@ -16,6 +16,7 @@ import jax
 import numpy as np
 
 from . import dispatch, recorder
+from .binding import bound
 from .dispatch import Op
 from .tensor import Tensor, wrap
 
@@ -127,19 +128,13 @@ def functionalize(fn, variables):
     def pure(params, *args, **kwargs):
         if len(params) != len(variables):
             raise ValueError(f"functionalize: expected {len(variables)} params, got {len(params)}")
-        saved = [v._value for v in variables]
-        for v, p in zip(variables, params):
-            v._value = jax.numpy.asarray(p)
-        try:
-            with recorder.only(()):
-                args, kwargs = jax.tree_util.tree_map(
-                    lambda a: wrap(a) if isinstance(a, jax.Array) else a, (args, kwargs)
-                )
-                out = fn(*args, **kwargs)
+        values = [jax.numpy.asarray(p) for p in params]
+        with bound(variables, values), recorder.only(()):
+            args, kwargs = jax.tree_util.tree_map(
+                lambda a: wrap(a) if isinstance(a, jax.Array) else a, (args, kwargs)
+            )
+            out = fn(*args, **kwargs)
             new = [v._value for v in variables]
-        finally:
-            for v, value in zip(variables, saved):
-                v._value = value
         out = jax.tree_util.tree_map(
             lambda x: x._value if _is_leaf(x) else x, out, is_leaf=_is_leaf
         )
