@@ -53,6 +53,7 @@ from tapejax._src.ops.array_ops import (
     unstack,
     where,
 )
+from tapejax._src.ops.control_flow_ops import cond, while_loop
 from tapejax._src.ops.creation_ops import (
     eye,
     fill,
@@ -159,6 +160,7 @@ __all__ = [
     "complex64",
     "config",
     "concat",
+    "cond",
     "constant",
     "convert_to_tensor",
     "cos",
@@ -248,6 +250,7 @@ __all__ = [
     "uint8",
     "unstack",
     "where",
+    "while_loop",
     "zeros",
     "zeros_like",
 ]

@@ -108,8 +108,8 @@ class Tensor:
             raise OperatorNotAllowedInGraphError(
                 "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: inside "
                 "tapejax.function (or a JAX transform) its value is not known while tracing, "
-                "and tapejax does not rewrite Python `if`/`while` (TF's AutoGraph). Select "
-                "values with tapejax.where, move the branch out of the function, or call "
+                "and tapejax does not rewrite Python `if`/`while` (TF's AutoGraph). Use "
+                "tapejax.cond / tapejax.while_loop (or tapejax.where), or call "
                 "tapejax.config.run_functions_eagerly(True) to run it as plain Python."
             )
         value = _host(self._value)
