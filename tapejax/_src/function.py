@@ -54,6 +54,9 @@ def functions_run_eagerly() -> bool:
     return _run_eagerly[0]
 
 
+_SINGLE = object()  # the output structure of a function returning one tensor
+
+
 class _Retrace(Exception):
     """A trace met Variables it had not bound: start over with them."""
 
@@ -134,7 +137,13 @@ class _Concrete:
                     kinds.append(None)
                 else:
                     kinds.append(("python", leaf))
-            self.out_tree = result
+            # Only the structure is kept (not the traced leaves): a single tensor is
+            # returned as it is, without packing.
+            self.out_tree = (
+                None
+                if type(result) is Tensor or _is_var(result)
+                else (nest.map_structure(lambda _: None, result))
+            )
             self.out_kinds = kinds
             return outs, new_values
 
@@ -229,6 +238,8 @@ class Function:
         outs, new = results
         for v, value in zip(concrete.variables, new):
             v._value = value
+        if concrete.out_tree is _SINGLE:
+            return outs[0]
         it = iter(outs)
         leaves = [next(it) if kind is None else kind[1] for kind in concrete.out_kinds]
         return nest.pack_sequence_as(concrete.out_tree, leaves)
