@@ -258,3 +258,25 @@ def test_jax_transform_of_a_function():
     f(tf.constant([1.0]))
     g = jax.grad(lambda a: f(tf.convert_to_tensor(a))._value)(np.array([1.0, 2.0], np.float32))
     np.testing.assert_allclose(g, [2.0, 4.0])
+
+
+def test_buffers_are_donated_when_nothing_holds_them():
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def inc():
+        v.assign_add([1.0, 1.0])
+
+    inc()
+    inc()
+    (concrete,) = inc._cache.values()
+    used = []
+    donating, plain = concrete.donating, concrete.plain
+    concrete.donating = lambda *a: (used.append("donate"), donating(*a))[1]
+    concrete.plain = lambda *a: (used.append("plain"), plain(*a))[1]
+    inc()
+    inc()
+    held = v.value()
+    inc()
+    assert used == ["donate", "donate", "plain"]
+    np.testing.assert_array_equal(held.numpy(), [5.0, 6.0])

@@ -254,9 +254,14 @@ class Function:
             n_out = len(results) - len(variables)
             return list(results[:n_out]), [r._value for r in results[n_out:]]
         values = [v._value for v in variables]
-        # Donate the old buffers only when no Tensor (or anything else) still holds them:
-        # two references are `values` and the Variable itself, one is getrefcount's.
-        fn = concrete.donating if all(sys.getrefcount(x) <= 3 for x in values) else concrete.plain
+        # Donate the old buffers only when nothing else (a Tensor read earlier, another
+        # Variable) still holds them. Four references are expected: the Variable's,
+        # `values`', this loop's name and getrefcount's own argument.
+        fn = concrete.donating
+        for value in values:
+            if sys.getrefcount(value) > 4:
+                fn = concrete.plain
+                break
         outs, new = fn(values, [t._value for t in arg_tensors])
         return [wrap(o) for o in outs], new
 
