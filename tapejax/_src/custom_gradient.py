@@ -241,20 +241,33 @@ def _as_input(x):
 _identity_op = Op("Identity", lambda x: x)
 
 
-def _custom_call(f, named, key, args):
-    flat_args = nest.flatten(args)
-    converted = [_as_input(x) for x in flat_args]
+def _split_args(args):
+    """The positional arguments as TF's custom-gradient machinery sees them.
+
+    Returns ``(call_args, tensors, arg_tree, variable_ids)``: the arguments to call the
+    user's function with (Python numbers converted to tensors, as TF converts them),
+    the node's tensor inputs in order (a Variable argument read once), the structure
+    with ``_SLOT`` where those inputs go, and the ids of Variables passed directly.
+    """
+    flat = nest.flatten(args)
+    converted = [_as_input(x) for x in flat]
     tensors = [t for t in converted if t is not None]
-    it = iter(converted)
-    arg_tree = nest.map_structure(lambda x: _SLOT if next(it) is not None else x, args)
-    # Python numbers among the arguments become tensors (inputs), as TF converts them.
-    it = iter(zip(flat_args, converted))
-    args = nest.map_structure(
-        lambda _: (lambda x, c: x if (c is None or type(x) is Tensor or _is_var(x)) else c)(
-            *next(it)
-        ),
-        args,
+    call_flat = [
+        c if c is not None and not (type(x) is Tensor or _is_var(x)) else x
+        for x, c in zip(flat, converted)
+    ]
+    slots = [_SLOT if c is not None else x for x, c in zip(flat, converted)]
+    variable_ids = {id(x) for x in flat if _is_var(x)}
+    return (
+        nest.pack_sequence_as(args, call_flat),
+        tensors,
+        nest.pack_sequence_as(args, slots),
+        variable_ids,
     )
+
+
+def _custom_call(f, named, key, args):
+    args, tensors, arg_tree, arg_ids = _split_args(args)
     recs = recorder.active()
     traced = any(isinstance(t._value, jax.core.Tracer) for t in tensors)
     if _grad_fn_state.depth and not recs:
@@ -281,7 +294,6 @@ def _custom_call(f, named, key, args):
         result, grad_fn = f(*args)
     finally:
         recorder.remove(watcher)
-    arg_ids = {id(x) for x in flat_args if _is_var(x)}
     variables = tuple(v for v in watcher.touched.values() if id(v) not in arg_ids)
     if variables and not _accepts_variables(grad_fn):
         raise TypeError(
@@ -393,18 +405,13 @@ def recompute_grad(f):
 
     @functools.wraps(f)
     def wrapped(*args):
-        flat_args = nest.flatten(args)
-        converted = [_as_input(x) for x in flat_args]
-        tensors = [t for t in converted if t is not None]
-        it = iter(converted)
-        arg_tree = nest.map_structure(lambda x: _SLOT if next(it) is not None else x, args)
+        args, tensors, arg_tree, arg_ids = _split_args(args)
         traced = any(isinstance(t._value, jax.core.Tracer) for t in tensors)
         if not recorder.active() and not traced:
             return f(*args)
         watcher = VariableWatcher(trainable_only=True)
         with recorder.only((watcher,)):  # as TF: the forward is not recorded
             result = f(*args)
-        arg_ids = {id(x) for x in flat_args if _is_var(x)}
         variables = tuple(v for v in watcher.touched.values() if id(v) not in arg_ids)
         op = _op_for(
             f, f, ("recompute_grad", f), arg_tree, len(tensors), variables, _make_checkpointed

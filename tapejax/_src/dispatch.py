@@ -16,7 +16,7 @@ from . import recorder
 from .errors import InvalidArgumentError
 from .tensor import Tensor, wrap
 
-__all__ = ["Op", "apply", "op"]
+__all__ = ["Op", "apply", "apply_unrecorded"]
 
 _state = recorder._state
 
@@ -113,12 +113,3 @@ def apply_unrecorded(op: Op, args: tuple, static: tuple = ()):
     """Runs ``op`` with no recorder seeing it (``stop_gradient`` and friends)."""
     with recorder.paused():
         return apply(op, args, static)
-
-
-def op(name, *, differentiable=True, multiple_outputs=False):
-    """Decorator: ``@op("Sin") def sin(x): return jnp.sin(x)`` makes an ``Op``."""
-
-    def deco(fn):
-        return Op(name, fn, differentiable=differentiable, multiple_outputs=multiple_outputs)
-
-    return deco

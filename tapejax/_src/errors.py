@@ -78,10 +78,3 @@ DataLossError = _make("DataLossError", "Unrecoverable data loss.")
 
 class OperatorNotAllowedInGraphError(TypeError):
     """A Python operation on a traced Tensor whose value is not known while tracing."""
-
-
-def invalid_argument(message: str, op_name: str | None = None) -> InvalidArgumentError:
-    """Builds an InvalidArgumentError whose text ends like TF's eager ``[Op:Name]`` suffix."""
-    if op_name:
-        message = f"{message} [Op:{op_name}]"
-    return InvalidArgumentError(None, None, message)

@@ -10,6 +10,7 @@ products, nested forward mode) while inner ones do not see it, which is TF's rul
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 
 from . import dispatch, nest, recorder, registry
 from .conversion import convert_to_tensor
@@ -157,8 +158,6 @@ class ForwardAccumulator:
         def one(p):
             t = self._tangents.get(p._id)
             if t is None and mode is UnconnectedGradients.ZERO:
-                import jax.numpy as jnp
-
                 return wrap(jnp.zeros(p._value.shape, p._value.dtype))
             return t
 

@@ -1,8 +1,9 @@
 """The thread-local stack of active recorders (tapes and forward accumulators).
 
 An op offers itself to every active recorder; nothing else decides what gets
-recorded. This module holds state only: it must not import ops or tensors, so
-that every layer above can consult it cheaply on each op.
+recorded. This module holds state only and imports nothing of tapejax, so every
+layer, values included (a Variable read notifies the recorders), can consult it
+cheaply on each op.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import threading
 
-__all__ = ["active", "push", "remove", "paused"]
+__all__ = ["active", "push", "remove", "paused", "only"]
 
 
 class _State(threading.local):
@@ -38,10 +39,6 @@ def remove(recorder) -> None:
         if recs[i] is recorder:
             _state.recorders = recs[:i] + recs[i + 1 :]
             return
-
-
-def is_active(recorder) -> bool:
-    return any(r is recorder for r in _state.recorders)
 
 
 @contextlib.contextmanager

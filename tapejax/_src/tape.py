@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import logging
 
 import jax.numpy as jnp
 
@@ -28,8 +27,6 @@ from .tensor import Tensor, wrap
 from .tf_logging import warn_first_n
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
-
-logger = logging.getLogger("tapejax")
 
 
 class UnconnectedGradients(enum.Enum):

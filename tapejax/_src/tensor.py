@@ -9,7 +9,6 @@ import any op module.
 from __future__ import annotations
 
 import itertools
-import logging
 import warnings
 
 import jax
@@ -17,11 +16,10 @@ import numpy as np
 
 from . import dtypes
 from .errors import OperatorNotAllowedInGraphError
+from .recorder import _state as _recorder_state
 from .tensor_shape import TensorShape
 
 __all__ = ["Tensor", "wrap", "is_tensor"]
-
-logger = logging.getLogger("tapejax")
 
 _next_id = itertools.count(1).__next__
 
@@ -191,9 +189,7 @@ def numpy_text(value, is_repr: bool = False) -> str:
 
 
 def _recorders():
-    from .recorder import _state  # values sit below the recorder; import on first use
-
-    return _state.recorders
+    return _recorder_state.recorders
 
 
 class GradientCutWarning(UserWarning):
