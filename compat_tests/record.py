@@ -3,6 +3,7 @@
 Usage (needs TensorFlow installed)::
 
     python -m compat_tests.record               # re-record every case module
+    python -m compat_tests.record test_keras    # re-record the named modules only
     python -m compat_tests.record --check       # exit 1 if stored records drifted
     python -m compat_tests.record --deviations  # markdown table for docs/compat.md
 
@@ -31,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--deviations", action="store_true", help="print the deviation table and exit"
     )
+    parser.add_argument(
+        "modules", nargs="*", help="case modules to record (test_keras ...); default: all"
+    )
     args = parser.parse_args(argv)
 
     if args.deviations:
@@ -47,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     drifted = 0
     for module in harness.all_case_modules():
         name = module.__name__.rsplit(".", 1)[-1]
+        if args.modules and name not in args.modules:
+            continue
         payload = {"tensorflow_version": tf.__version__, "cases": _records(module)}
         path = harness.expected_path(name)
         text = json.dumps(payload, indent=1, sort_keys=False) + "\n"

@@ -12,15 +12,11 @@ cases run under both frameworks too, so the expected texts cannot drift from TF'
 
 from __future__ import annotations
 
-import dataclasses
 import functools
-import re
-from collections.abc import Callable
 
 import jax
 import numpy as np
 import pytest
-from jax.test_util import check_grads
 
 import tapejax
 import tapejax.math
@@ -32,103 +28,30 @@ tensorflow = pytest.importorskip("tensorflow")
 FRAMEWORKS = {"tapejax": tapejax, "tensorflow": tensorflow}
 
 
-# -- inputs ----------------------------------------------------------------------------------
-
-
-def arr(dtype, shape, lo=-2.0, hi=2.0, seed=0, away=0.0):
-    """Deterministic test data: uniform in [lo, hi) (ints: [lo, hi]); ``away`` keeps floats
-    that far from 0, off kinks and poles."""
-    rng = np.random.default_rng(seed + 7 * len(shape) + sum(shape))
-    dt = np.dtype(dtype)
-    if dt == np.bool_:
-        return rng.random(shape) > 0.5
-    if dt.kind in "iu":
-        return rng.integers(int(lo), int(hi) + 1, shape).astype(dt)
-    x = rng.uniform(lo, hi, shape)
-    if away:
-        x = np.where(x >= 0, np.maximum(x, away), np.minimum(x, -away))
-    return x.astype(dt)
-
-
-def distribution(dtype, shape, axis):
-    """Positive values summing to 1 along ``axis``: valid soft labels."""
-    x = arr("float64", shape, 0.1, 1.0, seed=1)
-    return (x / x.sum(axis=axis, keepdims=True)).astype(dtype)
-
-
-@dataclasses.dataclass(frozen=True)
-class Case:
-    """One public op. ``make(dtype, shape)`` gives its positional args (NumPy arrays become
-    tensors) and keyword args; ``diff`` are the positions a gradient is checked for."""
-
-    name: str
-    make: Callable
-    dtypes: tuple = ("float32",)
-    shapes: tuple = ((3,), (2, 3))
-    diff: tuple = ()
-    x64: bool = False  # TF's result is 64-bit (int64 indices, float64 from int division)
-    rtol: float = 1e-5
-    atol: float = 1e-6
-
-    def op(self, fw):
-        obj = fw
-        for part in self.name.split("."):
-            obj = getattr(obj, part)
-        return obj
-
-
-def unary(name, dtypes=("float32",), diff=True, lo=-2.0, hi=2.0, away=0.3, **kw):
-    return Case(
-        name,
-        lambda dt, shape: ((arr(dt, shape, lo, hi, away=away),), {}),
-        dtypes=dtypes,
-        diff=(0,) if diff else (),
-        **kw,
-    )
-
-
-def binary(
-    name, dtypes=("float32",), diff=True, lo=-2.0, hi=2.0, ylo=None, yhi=None, away=0.3, **kw
-):
-    def make(dt, shape):
-        x = arr(dt, shape, lo, hi, away=away)
-        y = arr(
-            dt,
-            shape[-1:],
-            lo if ylo is None else ylo,
-            hi if yhi is None else yhi,
-            seed=1,
-            away=away,
-        )
-        return (x, y), {}
-
-    return Case(name, make, dtypes=dtypes, diff=(0, 1) if diff else (), **kw)
-
-
-def reduction(name, dtypes=("float32", "int32"), diff=True, **kw):
-    def make(dt, shape):
-        return (arr(dt, shape, seed=3),), {
-            "axis": -1 if len(shape) > 1 else None,
-            "keepdims": len(shape) > 1,
-        }
-
-    return Case(name, make, dtypes=dtypes, diff=(0,) if diff else (), **kw)
-
-
-def fixed(name, args, kwargs=None, dtypes=("float32",), diff=(), **kw):
-    """An op whose inputs do not scale with dtype and shape."""
-    return Case(
-        name,
-        lambda dt, shape: (args(dt), dict(kwargs or {})),
-        dtypes=dtypes,
-        shapes=((0,),),
-        diff=diff,
-        **kw,
-    )
-
-
-F, I, FI = ("float32",), ("int32",), ("float32", "int32")
-B = ("bool",)
+from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.py)
+    FI,
+    B,
+    Case,
+    F,
+    I,
+    arr,
+    binary,
+    case_id,
+    check_accepts_variables,
+    check_error,
+    check_pure_gradients,
+    check_tape_gradients,
+    check_values,
+    distribution,
+    first_of_each_op,
+    fixed,
+    grad_cases,
+    grad_of,
+    pure_grad_cases,
+    reduction,
+    unary,
+    value_params,
+)
 
 CASES = [
     # -- elementwise unary
@@ -455,16 +378,22 @@ NOT_DIFFERENTIABLE = {
 }
 
 
-def _case_id(case):
-    return case.name
+# The public namespaces whose ops need a Case, and the files that hold Cases.
+NAMESPACES = ("", "math", "nn", "linalg", "random", "image", "signal")
 
 
 def _public_ops():
+    """``id(function) -> [public names]`` for every op in the public namespaces."""
+    import importlib
+
     ops = {}
-    for module, prefix in ((tapejax, ""), (tapejax.math, "math."), (tapejax.nn, "nn.")):
+    for ns in NAMESPACES:
+        try:
+            module = importlib.import_module(f"tapejax.{ns}" if ns else "tapejax")
+        except ModuleNotFoundError:
+            continue
+        prefix = f"{ns}." if ns else ""
         for n in module.__all__:
-            if n in ("print", "cond", "while_loop"):  # tests/test_logging_ops.py, control flow
-                continue
             obj = getattr(module, n)
             if callable(obj) and (getattr(obj, "__module__", "") or "").startswith(
                 "tapejax._src.ops"
@@ -473,10 +402,33 @@ def _public_ops():
     return ops
 
 
+def _all_cases():
+    """The Cases of every ``tests/test_ops*.py`` file, and the names other test files
+    cover (``OTHERWISE_TESTED``: random ops, control flow, print...)."""
+    import importlib
+    import pathlib
+
+    cases, elsewhere = list(CASES), set()
+    for path in sorted(pathlib.Path(__file__).parent.glob("test_ops_*.py")):
+        module = importlib.import_module(path.stem)
+        cases += getattr(module, "CASES", [])
+        elsewhere |= set(getattr(module, "OTHERWISE_TESTED", ()))
+    return cases, elsewhere | OTHERWISE_TESTED
+
+
+# Public ops with tests of their own instead of a Case: name -> where.
+OTHERWISE_TESTED = {"print", "cond", "while_loop"}
+
+
 def test_every_public_op_has_a_case():
-    covered = {id(c.op(tapejax)) for c in CASES}
-    missing = sorted(names[0] for key, names in _public_ops().items() if key not in covered)
-    assert not missing, f"public ops without a Case in tests/test_ops.py: {missing}"
+    cases, elsewhere = _all_cases()
+    covered = {id(c.op(tapejax)) for c in cases}
+    missing = sorted(
+        names[0]
+        for key, names in _public_ops().items()
+        if key not in covered and not set(names) & elsewhere
+    )
+    assert not missing, f"public ops without a Case in tests/test_ops*.py: {missing}"
 
 
 def test_argument_names_are_tfs():
@@ -492,6 +444,8 @@ def test_argument_names_are_tfs():
             )
             if theirs is None:  # a name TF 2 does not have (tapejax's extra tf.log ...)
                 continue
+            if name == "print":  # TF's is (*inputs, **kwargs), with the same keywords
+                continue
             mine = list(inspect.signature(ours).parameters)
             tfs = list(inspect.signature(theirs).parameters)
             if mine != tfs:
@@ -499,176 +453,30 @@ def test_argument_names_are_tfs():
     assert not differ, "\n".join(differ)
 
 
-# -- running a case under a framework ---------------------------------------------------
-
-
-def _to(fw, value, variable=False):
-    if isinstance(value, np.ndarray):
-        return fw.Variable(value) if variable else fw.constant(value)
-    if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
-        return [_to(fw, v, variable) for v in value]
-    return value
-
-
-def run(case, fw, dtype, shape, variable=False):
-    args, kwargs = case.make(dtype, shape)
-    if "dtype" in kwargs and isinstance(kwargs["dtype"], str):
-        kwargs["dtype"] = fw.as_dtype(kwargs["dtype"])
-    if "output_type" in kwargs:
-        kwargs["output_type"] = fw.as_dtype(kwargs["output_type"].name)
-    args = [_to(fw, a, variable) for a in args]
-    kwargs = {k: _to(fw, v, variable) for k, v in kwargs.items()}
-    return case.op(fw)(*args, **kwargs)
-
-
-def _flat(out):
-    return list(out) if isinstance(out, (list, tuple)) else [out]
-
-
-def assert_same_result(got, want, case):
-    got, want = _flat(got), _flat(want)
-    assert len(got) == len(want), f"{case.name}: {len(got)} outputs, TF has {len(want)}"
-    for g, w in zip(got, want, strict=True):
-        assert isinstance(g, tapejax.Tensor), f"{case.name} returned {type(g).__name__}"
-        assert g.dtype.name == w.dtype.name, f"{case.name}: dtype {g.dtype.name}, TF {w.dtype.name}"
-        assert g.shape.as_list() == w.shape.as_list(), f"{case.name}: shape {g.shape}, TF {w.shape}"
-        want_np = w.numpy()
-        if want_np.dtype.kind in "fc":
-            np.testing.assert_allclose(
-                g.numpy().astype(want_np.dtype),
-                want_np,
-                rtol=case.rtol,
-                atol=case.atol,
-                err_msg=f"{case.name}: values differ from TF's",
-            )
-        else:
-            np.testing.assert_array_equal(
-                g.numpy(), want_np, err_msg=f"{case.name}: values differ from TF's"
-            )
-
-
-VALUE_PARAMS = [
-    pytest.param(case, dtype, shape, id=f"{case.name}-{dtype}-{'x'.join(map(str, shape))}")
-    for case in CASES
-    for dtype in case.dtypes
-    for shape in case.shapes
-]
-
-
-@pytest.mark.parametrize("case, dtype, shape", VALUE_PARAMS)
+@pytest.mark.parametrize("case, dtype, shape", value_params(CASES))
 def test_values_match_tf(case, dtype, shape, request):
-    if case.x64:
-        request.getfixturevalue("x64")
-    assert_same_result(run(case, tapejax, dtype, shape), run(case, tensorflow, dtype, shape), case)
+    check_values(case, dtype, shape, request)
 
 
-@pytest.mark.parametrize("case", CASES, ids=_case_id)
+@pytest.mark.parametrize("case", CASES, ids=case_id)
 def test_op_accepts_variables(case, request):
-    if case.x64:
-        request.getfixturevalue("x64")
-    dtype, shape = case.dtypes[0], case.shapes[-1]
-    got = run(case, tapejax, dtype, shape, variable=True)
-    want = run(case, tapejax, dtype, shape)
-    for g, w in zip(_flat(got), _flat(want), strict=True):
-        np.testing.assert_array_equal(g.numpy(), w.numpy(), err_msg=f"{case.name} on Variables")
+    check_accepts_variables(case, request)
 
 
-# -- gradients -------------------------------------------------------------------------------
-
-GRAD_CASES = [c for c in CASES if c.diff]
-
-
-def _positions(case, dtype, shape):
-    """The differentiable inputs' positions (ints: args, strs: kwargs) and their arrays."""
-    args, kwargs = case.make(dtype, shape)
-    return [(p, args[p] if isinstance(p, int) else kwargs[p]) for p in case.diff], args, kwargs
-
-
-def _tape_gradient(case, fw, shape):
-    positions, args, kwargs = _positions(case, "float32", shape)
-    args, kwargs = list(args), dict(kwargs)
-    sources = []
-    for p, value in positions:
-        t = fw.constant(value)
-        sources.append(t)
-        if isinstance(p, int):
-            args[p] = t
-        else:
-            kwargs[p] = t
-    if "dtype" in kwargs and isinstance(kwargs["dtype"], str):
-        kwargs["dtype"] = fw.as_dtype(kwargs["dtype"])
-    args = [_to(fw, a) for a in args]
-    kwargs = {k: _to(fw, v) for k, v in kwargs.items()}
-    with fw.GradientTape() as tape:
-        for s in sources:
-            tape.watch(s)
-        out = case.op(fw)(*args, **kwargs)
-    targets = _flat(out)
-    return tape.gradient(targets, sources)
-
-
-@pytest.mark.parametrize("case", GRAD_CASES, ids=_case_id)
+@pytest.mark.parametrize("case", grad_cases(CASES), ids=case_id)
 def test_tape_gradients_match_tf(case):
-    shape = case.shapes[-1]
-    got = _tape_gradient(case, tapejax, shape)
-    want = _tape_gradient(case, tensorflow, shape)
-    for i, (g, w) in enumerate(zip(got, want, strict=True)):
-        if w is None:
-            assert g is None, f"{case.name}: gradient #{i} is {g!r}, TF gives None"
-            continue
-        assert g is not None, f"{case.name}: gradient #{i} is None, TF gives {w!r}"
-        np.testing.assert_allclose(
-            g.numpy(), w.numpy(), rtol=1e-4, atol=1e-5, err_msg=f"{case.name}: gradient #{i} vs TF"
-        )
+    check_tape_gradients(case)
 
 
-PURE_GRAD_CASES = [c for c in GRAD_CASES if c.name not in NOT_DIFFERENTIABLE]
-# One case per op for the fast first-order check; every case at second order (slow).
-FIRST_OF_EACH_OP = list({c.name: c for c in reversed(PURE_GRAD_CASES)}.values())[::-1]
-
-
-def _check_pure_gradients(case, order):
-    """``check_grads`` of the op's pure function (what a tape records), in float64."""
-    dtype = "float64" if "float32" in case.dtypes else case.dtypes[0]
-    positions, args, kwargs = _positions(case, dtype, case.shapes[-1])
-    if any(np.asarray(v).dtype.kind != "f" for _, v in positions):
-        pytest.skip("no floating input to differentiate")
-
-    def f(*values):
-        a, k = list(args), dict(kwargs)
-        for (p, _), v in zip(positions, values, strict=True):
-            if isinstance(p, int):
-                a[p] = tapejax.convert_to_tensor(v)
-            else:
-                k[p] = tapejax.convert_to_tensor(v)
-        if k.get("dtype") == "float32":
-            k["dtype"] = "float64"
-        a = [_to(tapejax, x) for x in a]
-        k = {n: _to(tapejax, x) for n, x in k.items()}
-        return [t._value for t in _flat(case.op(tapejax)(*a, **k))]
-
-    values = [np.asarray(v, np.float64) for _, v in positions]
-    check_grads(f, values, order=order, modes=["rev"], atol=1e-5, rtol=1e-5)
-
-
-@pytest.mark.parametrize("case", FIRST_OF_EACH_OP, ids=_case_id)
+@pytest.mark.parametrize("case", first_of_each_op(CASES, NOT_DIFFERENTIABLE), ids=case_id)
 def test_pure_function_gradients_are_numerically_right(case, x64):
-    _check_pure_gradients(case, order=1)
+    check_pure_gradients(case, order=1)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", PURE_GRAD_CASES, ids=_case_id)
+@pytest.mark.parametrize("case", pure_grad_cases(CASES, NOT_DIFFERENTIABLE), ids=case_id)
 def test_pure_function_second_order_gradients_are_numerically_right(case, x64):
-    _check_pure_gradients(case, order=2)
-
-
-def _grad(fw, fn, value):
-    x = fw.constant(value)
-    with fw.GradientTape() as tape:
-        tape.watch(x)
-        y = fn(fw, x)
-    g = tape.gradient(y, x)
-    return None if g is None else g.numpy()
+    check_pure_gradients(case, order=2)
 
 
 EDGE_GRADIENTS = [
@@ -710,12 +518,12 @@ EDGE_GRADIENTS = [
     "what, fn, x, expected", EDGE_GRADIENTS, ids=[e[0] for e in EDGE_GRADIENTS]
 )
 def test_edge_gradients_are_tfs(what, fn, x, expected, request):
-    want = _grad(tensorflow, fn, x)
+    want = grad_of(tensorflow, fn, x)
     if expected is None:
         assert want is None, "the table disagrees with TF"
     else:
         np.testing.assert_array_equal(want, expected, err_msg="the table disagrees with TF")
-    got = _grad(tapejax, fn, x)
+    got = grad_of(tapejax, fn, x)
     if expected is None:
         assert got is None, f"{what}: tapejax gives {got}, TF gives None"
     else:
@@ -1217,27 +1025,9 @@ ERRORS = [
 ]
 
 
-def _raised(fn, fw):
-    try:
-        fn(fw)
-    except Exception as e:  # noqa: BLE001 - the exception is the result under test
-        return e
-    return None
-
-
 @pytest.mark.parametrize("fn, error, message", ERRORS)
 def test_errors_match_tf(fn, error, message):
-    want = _raised(fn, tensorflow)
-    assert want is not None and type(want).__name__ == error, f"TF raises {want!r}: fix the table"
-    assert re.search(message, str(want)), f"TF's text is {str(want)!r}: fix the table"
-    got = _raised(fn, tapejax)
-    assert got is not None, "tapejax raised nothing"
-    assert type(got).__name__ == error, (
-        f"tapejax raised {type(got).__name__}: {got}, TF raises {error}"
-    )
-    assert re.search(message, str(got)), (
-        f"tapejax's text {str(got)!r} does not match TF's {str(want)!r}"
-    )
+    check_error(fn, error, message)
 
 
 # -- dtype acceptance: an op takes exactly the dtypes TF's op definition allows ---------------
