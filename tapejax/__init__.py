@@ -4,7 +4,7 @@
 ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneath.
 """
 
-from tapejax import autodiff, config, errors, math, nn
+from tapejax import autodiff, config, errors, image, linalg, math, nn, random
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
 from tapejax._src.conversion import constant, convert_to_tensor
 from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
@@ -188,11 +188,13 @@ __all__ = [
     "int16",
     "int32",
     "int64",
+    "image",
     "int8",
     "is_tensor",
     "less",
     "less_equal",
     "lift",
+    "linalg",
     "linspace",
     "log",
     "logical_and",
@@ -214,6 +216,7 @@ __all__ = [
     "ones_like",
     "pow",
     "print",
+    "random",
     "range",
     "rank",
     "reduce_all",
@@ -254,3 +257,17 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+
+def _export_toplevel():
+    """TF's top-level aliases of namespace functions (``tf.einsum`` is ``tf.linalg.einsum``):
+    each namespace lists its own in ``TOPLEVEL``."""
+    for module in (math, nn, linalg, random):
+        for n in module.TOPLEVEL:
+            globals()[n] = getattr(module, n)
+            if n not in __all__:
+                __all__.append(n)
+
+
+_export_toplevel()
+del _export_toplevel

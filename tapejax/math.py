@@ -127,3 +127,7 @@ __all__ = [
     "truediv",
     "where",
 ]
+
+# Names of this namespace that TF also exports at top level and that tapejax's
+# ``__init__`` does not import by name; it re-exports them.
+TOPLEVEL: list[str] = []

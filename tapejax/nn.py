@@ -35,3 +35,7 @@ __all__ = [
     "sparse_softmax_cross_entropy_with_logits",
     "tanh",
 ]
+
+# Names of this namespace that TF also exports at top level and that tapejax's
+# ``__init__`` does not import by name; it re-exports them.
+TOPLEVEL: list[str] = []
