@@ -16,6 +16,7 @@ import sys
 import time
 from typing import Any
 
+from benchmarks import cnn_lstm as _cnn_lstm  # noqa: F401  (registers cnn and lstm)
 from benchmarks import frameworks, harness
 from benchmarks import jacobian as _jacobian  # noqa: F401  (registers the scenario)
 from benchmarks import mlp as _mlp  # noqa: F401  (registers the scenario)
