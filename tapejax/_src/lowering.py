@@ -317,11 +317,15 @@ def _node_fn(op, static, ins, diff, reverse=True):
 def _backprop(prog, consts, ct: dict, source_groups, source_avals):
     """Reverse accumulation over the replayed nodes from seed cotangents ``ct`` (slot -> array)."""
     for op, static, refs, out_slots in reversed(prog):
-        out_cts = [ct.get(s) if s >= 0 else None for s in out_slots]
+        out_cts = [_take(ct, s) if s >= 0 else None for s in out_slots]
         if all(c is None for c in out_cts):
             continue
         diff = [i for i, (_, s) in enumerate(refs) if s >= 0]
         ins = [consts[k] for k, _ in refs]
+        region = diff == [0] and _slice_region(op, static, ins[0].shape)
+        if region:
+            _add_block(ct, refs[0][1], ins[0], *region, out_cts[0])
+            continue
         out, vjp = jax.vjp(_node_fn(op, static, ins, diff), *[ins[i] for i in diff])
         if op.multiple_outputs:
             seed = tuple(
@@ -335,13 +339,11 @@ def _backprop(prog, consts, ct: dict, source_groups, source_avals):
         for i, g in zip(diff, input_grads):
             if i in none_inputs:
                 continue
-            s = refs[i][1]
-            prev = ct.get(s)
-            ct[s] = g if prev is None else prev + g
+            _add(ct, refs[i][1], g)
     grads = []
     missing = []
     for k, (group, (shape, dtype)) in enumerate(zip(source_groups, source_avals)):
-        parts = [ct[s] for s in group if s in ct]
+        parts = [_take(ct, s) for s in group if s in ct]
         if not parts:
             missing.append(k)
         g = parts[0] if parts else jnp.zeros(shape, dtype)
@@ -349,6 +351,133 @@ def _backprop(prog, consts, ct: dict, source_groups, source_avals):
             g = g + p
         grads.append(g)
     return tuple(grads), tuple(missing)
+
+
+# -- cotangents of slices -----------------------------------------------------------------
+#
+# The VJP of a basic slice is a zero-padded copy of the cotangent; an LSTM's gates (four
+# slices of one matmul) would sum four pads, and XLA's CPU backend fuses such sums into
+# loops that recompute their operands per element: 2-3x slower than the concatenation
+# a hand-written ``jnp.split`` transposes to. So a slice's cotangent is kept as a block
+# (its region and values) and a slot's blocks are materialised when the slot is read:
+# disjoint blocks along one axis become one concatenation (zeros filling the gaps).
+
+
+class _Blocks:
+    """A slot's pending cotangent: a dense part (or None) plus ``(starts, block)`` pieces."""
+
+    __slots__ = ("shape", "dtype", "dense", "blocks")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.dense, self.blocks = tuple(shape), dtype, None, []
+
+    def materialize(self):
+        out = self._concatenated()
+        if out is None:
+            out = jnp.zeros(self.shape, self.dtype)
+            for starts, block in self.blocks:
+                index = tuple(slice(a, a + n) for a, n in zip(starts, block.shape))
+                out = out.at[index].add(block)
+        return out if self.dense is None else self.dense + out
+
+    def _concatenated(self):
+        """The blocks as one concatenation along the one axis they split, else None."""
+        axes = {
+            d
+            for starts, block in self.blocks
+            for d, (a, n) in enumerate(zip(starts, block.shape))
+            if a != 0 or n != self.shape[d]
+        }
+        if len(axes) > 1:
+            return None
+        axis = axes.pop() if axes else 0
+        pieces, at = [], 0
+        for starts, block in sorted(self.blocks, key=lambda sb: sb[0][axis]):
+            if starts[axis] < at:  # overlapping blocks
+                return None
+            if starts[axis] > at:
+                gap = list(self.shape)
+                gap[axis] = starts[axis] - at
+                pieces.append(jnp.zeros(gap, self.dtype))
+            pieces.append(block.astype(self.dtype))
+            at = starts[axis] + block.shape[axis]
+        if at < self.shape[axis]:
+            gap = list(self.shape)
+            gap[axis] = self.shape[axis] - at
+            pieces.append(jnp.zeros(gap, self.dtype))
+        return pieces[0] if len(pieces) == 1 else jnp.concatenate(pieces, axis=axis)
+
+
+def _add(ct: dict, slot: int, g) -> None:
+    prev = ct.get(slot)
+    if prev is None:
+        ct[slot] = g
+    elif type(prev) is _Blocks:
+        prev.dense = g if prev.dense is None else prev.dense + g
+    else:
+        ct[slot] = prev + g
+
+
+def _add_block(ct: dict, slot: int, x, starts, kept_shape, g) -> None:
+    prev = ct.get(slot)
+    if type(prev) is not _Blocks:
+        ct[slot] = pending = _Blocks(x.shape, x.dtype)
+        pending.dense = prev
+    else:
+        pending = prev
+    pending.blocks.append((starts, g.reshape(kept_shape)))
+
+
+def _take(ct: dict, slot: int):
+    g = ct.get(slot)
+    if type(g) is _Blocks:
+        g = ct[slot] = g.materialize()
+    return g
+
+
+def _slice_region(op, static, shape):
+    """``(starts, block shape)`` when ``op`` is a static unit-step slice of an array of
+    ``shape`` (ints and ``newaxis`` allowed); else None. The cotangent of the slice's
+    output, reshaped to the block shape, is the input's cotangent in that region."""
+    if op.name != "StridedSlice" or registry.gradient_override(op, static):
+        return None
+    spec = dict(static).get("spec")
+    if not isinstance(spec, tuple) or any(
+        not isinstance(e, tuple) or not e or e[0] not in "isne" for e in spec
+    ):
+        return None
+    consumed = sum(e[0] in "is" for e in spec)
+    if consumed > len(shape) or sum(e[0] == "e" for e in spec) > 1:
+        return None
+    starts, sizes, dim = [], [], 0
+    for e in spec:
+        tag = e[0]
+        if tag == "e":
+            for _ in range(len(shape) - consumed):
+                starts.append(0)
+                sizes.append(shape[dim])
+                dim += 1
+        elif tag == "i":
+            i = e[1] + shape[dim] if e[1] < 0 else e[1]
+            if not 0 <= i < shape[dim]:
+                return None
+            starts.append(i)
+            sizes.append(1)
+            dim += 1
+        elif tag == "s":
+            if len(e) != 4 or e[3] not in (None, 1):
+                return None
+            a, b, _ = slice(e[1], e[2], 1).indices(shape[dim])
+            starts.append(a)
+            sizes.append(max(b - a, 0))
+            dim += 1
+    while dim < len(shape):
+        starts.append(0)
+        sizes.append(shape[dim])
+        dim += 1
+    if 0 in sizes:
+        return None
+    return tuple(starts), tuple(sizes)
 
 
 def _forward_tangents(prog, consts, tan: dict, target_slot, target_aval):
