@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tapejax as tf
-from tapejax._src import lowering
+from tapejax._src import lowering, registry
 
 
 def test_second_and_third_derivative_through_nested_tapes():
@@ -296,3 +296,54 @@ def test_nested_program_cache_is_keyed_by_structure():
             dy = inner.gradient(y, x)
         outer.gradient(dy, x)
     assert len(lowering._cache) == 2
+
+
+def test_batch_jacobian_forward_and_reverse_modes_agree():
+    """A source row smaller than a target row takes forward mode (one JVP per source
+    column); ``parallel_iterations`` forces reverse mode: the same numbers."""
+    rng = np.random.default_rng(1)
+    x = tf.constant(rng.standard_normal((5, 3)).astype(np.float32))
+    w = tf.constant(rng.standard_normal((3, 8)).astype(np.float32))
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(x)
+        y = tf.tanh(tf.matmul(x * x, w))  # rows of 8 from rows of 3: forward mode
+    before = lowering.trace_counts().get("batch_jacobian", 0)
+    fwd = g.batch_jacobian(y, x)
+    rev = g.batch_jacobian(y, x, parallel_iterations=100)
+    assert fwd.shape == (5, 8, 3)
+    np.testing.assert_allclose(fwd.numpy(), rev.numpy(), rtol=1e-5, atol=1e-6)
+    per_example = jax.vmap(jax.jacrev(lambda r: jax.numpy.tanh((r * r) @ w.numpy())))(x.numpy())
+    np.testing.assert_allclose(fwd.numpy(), per_example, rtol=1e-5, atol=1e-6)
+    g.batch_jacobian(y, x)
+    assert lowering.trace_counts()["batch_jacobian"] - before == 2  # one per mode
+
+
+def test_forward_mode_falls_back_to_reverse_for_reverse_only_rules():
+    """Custom and TF-specific gradients are VJPs: a jacobian that would take forward mode
+    through one uses reverse mode instead, and gives the custom gradient (TF's answer)."""
+
+    @tf.custom_gradient
+    def triple_grad(x):
+        return x * 2.0, lambda dy: dy * 3.0
+
+    x = tf.constant(np.ones((2, 3), np.float32))
+    with tf.GradientTape(persistent=True) as g:
+        g.watch(x)
+        y = tf.concat([triple_grad(x)] * 4, axis=1)  # (2, 12) from (2, 3)
+    jac = g.jacobian(y, x).numpy()  # 24 outputs, 6 source elements
+    assert jac.shape == (2, 12, 2, 3)
+    np.testing.assert_array_equal(jac[0, 0, 0, 0], 3.0)
+    bj = g.batch_jacobian(y, x).numpy()
+    np.testing.assert_array_equal(bj[:, :3, :], np.broadcast_to(3.0 * np.eye(3), (2, 3, 3)))
+
+    @tf.RegisterGradient("Sin")
+    def _sin_grad(op, dy):
+        return dy * 7.0
+
+    try:
+        with tf.GradientTape() as g:
+            g.watch(x)
+            y = tf.concat([tf.sin(x)] * 4, axis=1)
+        np.testing.assert_array_equal(g.jacobian(y, x).numpy()[1, 2, 1, 2], 7.0)
+    finally:
+        registry.unregister("Sin")

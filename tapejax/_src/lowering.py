@@ -222,6 +222,9 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
     source_groups = tuple(tuple(groups[si]) for si in connected)
     source_avals = tuple((sources[si]._value.shape, sources[si]._value.dtype) for si in connected)
 
+    if spec and spec[0] == "fwd" and not all(_forward_ok(op, static) for op, static, _, _ in prog):
+        spec = ("rev",) + tuple(spec[1:])
+
     args = consts
     cotangent_avals = None
     if cotangents is not None:
@@ -257,6 +260,12 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
         if len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return Lowered(program, args, connected, target_connected)
+
+
+def _forward_ok(op, static) -> bool:
+    """Whether forward mode gives this op's TF derivative: not when a reverse-only rule
+    (a custom or registered gradient, a ``jax.custom_vjp``) stands in for JAX's."""
+    return not op.runs_user_code and registry.gradient_override(op, static) is None
 
 
 _dependency_cache: dict = {}
@@ -563,17 +572,29 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
             )
 
     elif kind == "batch_jacobian":
-        (chunk,) = spec
+        mode, chunk = spec
         (tslot,) = target_slots
         ((tshape, tdtype),) = target_avals
         ((sshape, sdtype),) = source_avals
+        (group,) = groups
         row_shape = tuple(tshape[1:])
+        col_shape = tuple(sshape[1:])
 
         def program(*consts):
             _trace_counts[kind] += 1
-            out_shape = (tshape[0],) + row_shape + tuple(sshape[1:])
+            out_shape = (tshape[0],) + row_shape + col_shape
             if int(np.prod(tshape)) == 0 or int(np.prod(sshape)) == 0:
                 return (jnp.zeros(out_shape, sdtype),)
+            if mode == "fwd":
+                # One JVP per source column, its basis vector repeated over the batch.
+                def column(e):
+                    seed = jnp.broadcast_to(e.reshape(col_shape), tuple(sshape))
+                    return _forward_tangents(
+                        prog, consts, {s: seed for s in group}, tslot, (tshape, tdtype)
+                    )
+
+                cols = jax.vmap(column)(_basis(col_shape, sdtype))  # (n_col, *tshape)
+                return (jnp.moveaxis(cols, 0, -1).reshape(out_shape),)
 
             def row(e):
                 # d(sum over the batch of target[:, row]) / d source

@@ -8,6 +8,7 @@ op (so an enclosing tape records it) and collect one result per source.
 from __future__ import annotations
 
 import jax.numpy as jnp
+import numpy as np
 
 from . import dispatch, lowering
 from .dtypes import from_array_dtype, tf_type_name
@@ -137,7 +138,22 @@ def _jacobian(trace, target, sources, parallel_iterations):
 def _batch_jacobian(trace, target, source, parallel_iterations):
     if not from_array_dtype(target._value.dtype).is_differentiable:
         return None
-    lowered = lowering.lower(trace, [target], [source], "batch_jacobian", (parallel_iterations,))
+    # Forward mode (one JVP per source column) when a source row is smaller than a target
+    # row; lowering falls back to reverse mode when an op's TF derivative is reverse-only.
+    row_size = int(np.prod(target._value.shape[1:]))
+    col_size = int(np.prod(source._value.shape[1:]))
+    complex_involved = (
+        from_array_dtype(target._value.dtype).is_complex
+        or from_array_dtype(source._value.dtype).is_complex
+    )
+    mode = (
+        "fwd"
+        if col_size < row_size and parallel_iterations is None and not complex_involved
+        else "rev"
+    )
+    lowered = lowering.lower(
+        trace, [target], [source], "batch_jacobian", (mode, parallel_iterations)
+    )
     if lowered is None:
         return None
     (jac,) = dispatch.apply(lowered.op, tuple(lowered.args))
