@@ -172,3 +172,11 @@ def test_is_compatible_with():
     assert tf.int32.is_compatible_with(tf.int32)
     assert tf.int32.is_compatible_with("int32")
     assert not tf.int32.is_compatible_with(np.int64)
+
+
+def test_bfloat16_numpy_arrays_convert():
+    """ml_dtypes' bfloat16 has NumPy kind "V", like raw void data: it is a number."""
+    t = tf.constant(np.array([1.5, -2.0], ml_dtypes.bfloat16))
+    assert t.dtype == tf.bfloat16 and t.numpy().tolist() == [1.5, -2.0]
+    with pytest.raises(NotImplementedError, match="no string tensors"):
+        tf.constant(np.zeros(2, dtype="V4"))

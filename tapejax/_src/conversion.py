@@ -122,6 +122,15 @@ def _unsupported(value) -> ValueError:
     )
 
 
+def _is_ml_dtype(dt) -> bool:
+    """bfloat16 and the other ``ml_dtypes`` numbers, whose NumPy kind is "V"."""
+    try:
+        dtypes.as_dtype(dt)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _python_array(value) -> np.ndarray:
     """Python data as a NumPy array with TF's default dtypes: float -> float32, int -> int32
     (int64 when a value needs it), complex -> complex128, bool -> bool."""
@@ -190,7 +199,11 @@ def _from_python_or_numpy(value, dtype: dtypes.DType | None) -> Tensor:
     if isinstance(value, np.ndarray) and value.dtype.kind == "O":
         value = value.tolist()
     is_numpy = isinstance(value, (np.ndarray, np.generic))
-    if is_numpy and value.dtype.kind in "USV":
+    # "V" is also the kind of ml_dtypes' numbers (bfloat16, float8...): only raw void
+    # and string arrays are refused.
+    if is_numpy and (
+        value.dtype.kind in "US" or (value.dtype.kind == "V" and not _is_ml_dtype(value.dtype))
+    ):
         raise NotImplementedError(_NO_STRINGS)
     if value is None:
         raise ValueError(

@@ -1,0 +1,1 @@
+"""Data and tensor parallelism on ``jax.sharding``: see ``strategy.py``."""
