@@ -156,3 +156,91 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     off_v = 0 if off is None else off._value
     hot = jax.nn.one_hot(ind._value, int(depth), axis=-1 if axis is None else axis, dtype=bool)
     return wrap(jnp.where(hot, on_v, off_v).astype(npd))
+
+
+def meshgrid(*args, **kwargs):
+    """Coordinate grids from 1-D coordinate vectors (``tf.meshgrid``); ``indexing="xy"``
+    (the default: the first two output dimensions swapped) or ``"ij"``.
+
+    Built from TF's own ops (reshape, then multiply by ones), so dtypes, errors and
+    gradients are TF's.
+
+    >>> import tapejax as tf
+    >>> x, y = tf.meshgrid([1, 2], [3, 4, 5])
+    >>> x.shape, y.numpy()[:, 0].tolist()
+    (TensorShape([3, 2]), [3, 4, 5])
+    """
+    from .array_ops import reshape, size, stack
+
+    indexing = kwargs.pop("indexing", "xy")
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"'{next(iter(kwargs))}' is an invalid keyword argument for this function")
+    if indexing not in ("xy", "ij"):
+        raise ValueError(
+            f"Argument `indexing` parameter must be either 'xy' or 'ij', got '{indexing}'"
+        )
+    ndim = len(args)
+    if not ndim:
+        return []
+    s0 = (1,) * ndim
+    tensors = [stack(x) if isinstance(x, (list, tuple)) else to_tensor(x) for x in args]
+    output = [reshape(x, s0[:i] + (-1,) + s0[i + 1 :]) for i, x in enumerate(tensors)]
+    shapes = [int(size(x)) for x in tensors]
+    if indexing == "xy" and ndim > 1:
+        output[0] = reshape(output[0], (1, -1) + (1,) * (ndim - 2))
+        output[1] = reshape(output[1], (-1, 1) + (1,) * (ndim - 2))
+        shapes[0], shapes[1] = shapes[1], shapes[0]
+    mult_fact = ones(shapes, tensors[0].dtype)
+    return [x * mult_fact for x in output]
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
+    """``mask[..., j] = j < lengths[...]`` for ``j < maxlen`` (``tf.sequence_mask``);
+    ``maxlen`` defaults to the largest length. Not differentiable.
+
+    >>> import tapejax as tf
+    >>> tf.sequence_mask([1, 3], 4).numpy().astype(int).tolist()
+    [[1, 0, 0, 0], [1, 1, 1, 0]]
+    """
+    from .array_ops import _host
+    from .math_ops import cast
+
+    lens = to_tensor(lengths)
+    if maxlen is None:
+        arr = _host(lengths)
+        if arr is None:
+            raise NotImplementedError(
+                "tapejax.sequence_mask: without maxlen the result's shape depends on the "
+                "lengths' values, so it cannot be traced; pass maxlen."
+            )
+        n = max(int(np.ceil(arr.max())) if arr.size else 0, 0)
+        m_dtype = lens._value.dtype
+    else:
+        m = to_tensor(maxlen) if isinstance(maxlen, Tensor) else convert_to_tensor(maxlen)
+        if m._value.ndim != 0:
+            raise ValueError(
+                "Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = "
+                f"{maxlen} with shape '{tuple(m._value.shape)}' instead"
+            )
+        host = _host(maxlen)
+        if host is None:
+            raise NotImplementedError(
+                "tapejax.sequence_mask: a traced maxlen sets the result's shape; pass it "
+                "concretely."
+            )
+        n = int(host)
+        m_dtype = m._value.dtype
+        if n < 0:
+            raise InvalidArgumentError(
+                None, None, f"Requires start <= limit when delta > 0: 0/{n} [Op:Range]"
+            )
+    row = wrap(jnp.arange(n, dtype=m_dtype))
+    matrix = cast(lens, dtypes.as_dtype(m_dtype))
+    from .array_ops import expand_dims
+    from .math_ops import less
+
+    result = less(row, expand_dims(matrix, -1))
+    if dtype is None or dtypes.as_dtype(dtype) == dtypes.bool_:
+        return result
+    return cast(result, dtype)

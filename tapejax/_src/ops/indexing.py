@@ -1,12 +1,16 @@
-"""``Tensor.__getitem__``: Python indexing and slicing with TF's rules.
+"""``Tensor.__getitem__``, ``tf.strided_slice`` and ``tf.slice``: slicing with TF's rules.
 
 Ints, slices (negative steps included), ``...``, ``tf.newaxis`` and scalar int tensors;
-a list index is read as a tuple, as TF does. An out-of-range integer index is TF's
+a list index is read as a tuple, as TF does; a bool tensor or array as the whole index
+is ``tf.boolean_mask``, as in TF. An out-of-range integer index is TF's
 InvalidArgumentError where JAX would clamp silently. Traced scalar indices become op
-inputs (dynamic), so indexing works inside ``tapejax.function``.
+inputs (dynamic), so indexing works inside ``tapejax.function``. ``strided_slice``
+translates its masks into the same index spec, so both share one op and one check.
 """
 
 from __future__ import annotations
+
+import builtins
 
 import jax
 import numpy as np
@@ -61,6 +65,10 @@ def _slice_part(v):
 def getitem(tensor, key):
     """``tensor[key]`` with TF's rules: out-of-range integer indices raise."""
     x = to_tensor(tensor)
+    if _is_bool_mask(key):
+        from .scatter_ops import boolean_mask
+
+        return boolean_mask(x, key)
     if not isinstance(key, tuple):
         key = tuple(key) if isinstance(key, list) else (key,)
     spec = []
@@ -133,3 +141,177 @@ def _check_spec(spec, shp):
             dim += 1
         elif tag in "st":
             dim += 1
+
+
+def _is_bool_mask(key) -> bool:
+    if isinstance(key, (bool, np.bool_)):
+        return True
+    if isinstance(key, np.ndarray):
+        return key.dtype == np.bool_
+    if isinstance(key, Tensor) or getattr(key, "_is_variable", False):
+        return key.dtype.name == "bool"
+    return False
+
+
+# -- tf.strided_slice -------------------------------------------------------------------------
+
+
+def _index_vector(v, op_name: str, allowed: str = "int16, int32, int64"):
+    """``begin``/``end``/``strides``: a 1-D vector of ints (TF's attr error for floats)."""
+    if isinstance(v, Tensor) or getattr(v, "_is_variable", False):
+        v = to_tensor(v)
+        if not _concrete(v):
+            raise NotImplementedError(
+                f"tapejax.{op_name}: traced begin/end/strides give a result whose shape "
+                "depends on their values; pass Python ints (or index with a traced scalar)."
+            )
+        v = v._value
+    arr = np.asarray(v)
+    if arr.size and arr.dtype.kind not in "iu":
+        from ._helpers import tf_type_name
+
+        name = "float" if arr.dtype.kind == "f" else tf_type_name(arr.dtype)
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'Index' of {name} is not in the list of allowed values: "
+            f"{allowed} [Op:{op_name}]",
+        )
+    return arr
+
+
+def strided_slice(
+    input_,
+    begin,
+    end,
+    strides=None,
+    begin_mask=0,
+    end_mask=0,
+    ellipsis_mask=0,
+    new_axis_mask=0,
+    shrink_axis_mask=0,
+    var=None,
+    name=None,
+):
+    """``input_[begin:end:strides]`` per dimension, with TF's masks (``tf.strided_slice``).
+
+    Bit ``i`` of ``begin_mask``/``end_mask`` ignores ``begin[i]``/``end[i]`` (the widest
+    range); of ``ellipsis_mask`` makes entry ``i`` an ``...``; of ``new_axis_mask`` a
+    ``tf.newaxis``; of ``shrink_axis_mask`` an integer index ``begin[i]``. This is what
+    ``tensor[...]`` computes.
+
+    >>> import tapejax as tf
+    >>> tf.strided_slice(tf.constant([1, 2, 3, 4]), [3], [0], [-1]).numpy()
+    array([4, 3, 2], dtype=int32)
+    """
+    x = to_tensor(input_)
+    b = _index_vector(begin, "StridedSlice")
+    e = _index_vector(end, "StridedSlice")
+    s = np.ones_like(b) if strides is None else _index_vector(strides, "StridedSlice")
+    if not (b.ndim == e.ndim == s.ndim == 1 and b.shape == e.shape == s.shape):
+        raise InvalidArgumentError(
+            None,
+            None,
+            "Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
+            f"[{','.join(map(str, b.shape))}], [{','.join(map(str, e.shape))}], and "
+            f"[{','.join(map(str, s.shape))}] instead. [Op:StridedSlice]",
+        )
+    spec = []
+    for i in builtins.range(b.shape[0]):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            if ("e",) in spec:
+                raise InvalidArgumentError(
+                    None, None, "Multiple ellipses in slice spec not allowed [Op:StridedSlice]"
+                )
+            spec.append(("e",))
+            continue
+        if new_axis_mask & bit:
+            spec.append(("n",))
+            continue
+        if s[i] == 0:
+            raise InvalidArgumentError(
+                None, None, f"strides[{i}] must be non-zero [Op:StridedSlice]"
+            )
+        if shrink_axis_mask & bit:
+            if s[i] < 0:
+                raise InvalidArgumentError(
+                    None, None, "only stride 1 allowed on non-range indexing. [Op:StridedSlice]"
+                )
+            spec.append(("i", int(b[i])))
+            continue
+        spec.append(
+            (
+                "s",
+                None if begin_mask & bit else int(b[i]),
+                None if end_mask & bit else int(e[i]),
+                int(s[i]),
+            )
+        )
+    _check_spec(spec, x._value.shape)
+    return apply(_slice_op, (x,), (("spec", tuple(spec)),))
+
+
+# -- tf.slice -------------------------------------------------------------------------------
+
+
+def _slice_static_fn(x, *, begin, size):
+    return jax.lax.slice(x, begin, tuple(b + n for b, n in zip(begin, size, strict=True)))
+
+
+def _slice_dynamic_fn(x, begin, *, size):
+    return jax.lax.dynamic_slice(x, tuple(begin), size)
+
+
+_static_slice_op = Op("Slice", _slice_static_fn)
+_dynamic_slice_op = Op("Slice", _slice_dynamic_fn)
+
+
+def tf_slice(input_, begin, size, name=None):
+    """The block of ``input_`` starting at ``begin`` of shape ``size`` (``tf.slice``);
+    a size of -1 takes everything to the end of that dimension.
+
+    ``begin`` may be a traced tensor inside ``tapejax.function`` when every ``size`` is
+    known and non-negative; XLA then clamps the block into range, where TF would raise.
+
+    >>> import tapejax as tf
+    >>> tf.slice(tf.constant([[1, 2, 3], [4, 5, 6]]), [1, 0], [1, -1]).numpy()
+    array([[4, 5, 6]], dtype=int32)
+    """
+    x = to_tensor(input_)
+    shp = x._value.shape
+    n = _index_vector(size, "Slice", "int32, int64")
+    traced = (isinstance(begin, Tensor) or getattr(begin, "_is_variable", False)) and (
+        not _concrete(to_tensor(begin))
+    )
+    b = None if traced else _index_vector(begin, "Slice", "int32, int64")
+    b_len = to_tensor(begin)._value.shape[0] if traced else b.reshape(-1).shape[0]
+    if b_len != len(shp) or n.reshape(-1).shape[0] != len(shp):
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Expected begin and size arguments to be 1-D tensors of size {len(shp)}, but got "
+            f"shapes [{b_len}] and [{n.reshape(-1).shape[0]}] instead. [Op:Slice]",
+        )
+    n = [int(v) for v in n.reshape(-1)]
+    if traced:
+        if any(v < 0 for v in n):
+            raise NotImplementedError(
+                "tapejax.slice with a traced begin needs every size known and >= 0."
+            )
+        return apply(_dynamic_slice_op, (x, to_tensor(begin)), (("size", tuple(n)),))
+    b = [int(v) for v in b.reshape(-1)]
+    for i, (start, dim) in enumerate(zip(b, shp, strict=True)):
+        if not 0 <= start <= dim:
+            raise InvalidArgumentError(
+                None, None, f"Expected begin[{i}] in [0, {dim}], but got {start} [Op:Slice]"
+            )
+        if n[i] == -1:
+            n[i] = dim - start
+        if not 0 <= n[i] <= dim - start:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Expected size[{i}] in [0, {dim - start}], but got {n[i]} [Op:Slice]",
+            )
+    return apply(_static_slice_op, (x,), (("begin", tuple(b)), ("size", tuple(n))))
