@@ -409,10 +409,12 @@ def _all_cases():
     import pathlib
 
     cases, elsewhere = list(CASES), set()
-    for path in sorted(pathlib.Path(__file__).parent.glob("test_ops_*.py")):
-        module = importlib.import_module(path.stem)
-        cases += getattr(module, "CASES", [])
-        elsewhere |= set(getattr(module, "OTHERWISE_TESTED", ()))
+    folder = pathlib.Path(__file__).parent
+    for path in sorted(folder.glob("test_ops_*.py")):
+        cases += getattr(importlib.import_module(path.stem), "CASES", [])
+    for path in sorted(folder.glob("test_*.py")):
+        if path.stem != "test_ops" and "OTHERWISE_TESTED" in path.read_text():
+            elsewhere |= set(importlib.import_module(path.stem).OTHERWISE_TESTED)
     return cases, elsewhere | OTHERWISE_TESTED
 
 
