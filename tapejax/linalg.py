@@ -1,9 +1,74 @@
-"""``tf.linalg``: matrix products, decompositions and solvers."""
+"""``tf.linalg``: matrix products, decompositions, solvers and norms."""
 
-from tapejax._src.ops.linalg_ops import matmul
+from tapejax._src.ops.creation_ops import eye
+from tapejax._src.ops.linalg_ops import (
+    adjoint,
+    band_part,
+    cholesky,
+    cholesky_solve,
+    cross,
+    det,
+    diag,
+    diag_part,
+    eigh,
+    eigvalsh,
+    einsum,
+    expm,
+    global_norm,
+    inv,
+    logdet,
+    lstsq,
+    matmul,
+    matrix_transpose,
+    matvec,
+    norm,
+    normalize,
+    pinv,
+    qr,
+    set_diag,
+    slogdet,
+    solve,
+    svd,
+    tensordot,
+    trace,
+    triangular_solve,
+)
 
-__all__ = ["matmul"]
+__all__ = [
+    "adjoint",
+    "band_part",
+    "cholesky",
+    "cholesky_solve",
+    "cross",
+    "det",
+    "diag",
+    "diag_part",
+    "eigh",
+    "eigvalsh",
+    "einsum",
+    "expm",
+    "eye",
+    "global_norm",
+    "inv",
+    "logdet",
+    "lstsq",
+    "matmul",
+    "matrix_transpose",
+    "matvec",
+    "norm",
+    "normalize",
+    "pinv",
+    "qr",
+    "set_diag",
+    "slogdet",
+    "solve",
+    "svd",
+    "tensordot",
+    "trace",
+    "triangular_solve",
+]
 
-# Names of this namespace that TF also exports at top level (``tf.einsum``); ``tapejax``'s
-# ``__init__`` re-exports them.
-TOPLEVEL: list[str] = []
+# Names of this namespace that TF also exports at top level as the same function
+# (``tf.einsum is tf.linalg.einsum``); ``tapejax``'s ``__init__`` re-exports them. ``matmul``
+# and ``eye`` are top-level names of their own already.
+TOPLEVEL: list[str] = ["einsum", "norm", "tensordot"]
