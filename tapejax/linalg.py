@@ -1,36 +1,32 @@
 """``tf.linalg``: matrix products, decompositions, solvers and norms."""
 
 from tapejax._src.ops.creation_ops import eye
+from tapejax._src.ops.decomposition_ops import cholesky, eigh, eigvalsh, qr, svd
 from tapejax._src.ops.linalg_ops import (
     adjoint,
     band_part,
-    cholesky,
-    cholesky_solve,
     cross,
-    det,
     diag,
     diag_part,
-    eigh,
-    eigvalsh,
     einsum,
-    expm,
-    global_norm,
-    inv,
-    logdet,
-    lstsq,
     matmul,
     matrix_transpose,
     matvec,
-    norm,
-    normalize,
-    pinv,
-    qr,
     set_diag,
-    slogdet,
-    solve,
-    svd,
     tensordot,
     trace,
+)
+from tapejax._src.ops.norm_ops import global_norm, norm, normalize
+from tapejax._src.ops.solver_ops import (
+    cholesky_solve,
+    det,
+    expm,
+    inv,
+    logdet,
+    lstsq,
+    pinv,
+    slogdet,
+    solve,
     triangular_solve,
 )
 
