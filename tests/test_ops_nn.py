@@ -698,17 +698,17 @@ def test_conv_filter_gradient_through_a_variable():
 
 def test_eager_calls_reuse_one_compiled_program():
     """Repeated eager calls at one shape and one set of arguments compile once."""
-    from tapejax._src.ops import conv_ops
+    from tapejax._src.ops import conv_ops, pool_ops
 
     x, w = arr("float32", (1, 5, 5, 2)), arr("float32", (3, 3, 2, 2), seed=1)
     tapejax.nn.conv2d(x, w, 2, "SAME")
     tapejax.nn.max_pool2d(x, 3, 1, "VALID")
-    convs, pools = len(conv_ops._conv_ops[2]._compiled), len(conv_ops._max_pool_ops[2]._compiled)
+    convs, pools = len(conv_ops._conv_ops[2]._compiled), len(pool_ops._max_pool_ops[2]._compiled)
     for _ in range(3):
         tapejax.nn.conv2d(x + 1, w, [2, 2], "SAME")
         tapejax.nn.max_pool2d(x * 2, [3, 3], 1, "VALID")
     assert len(conv_ops._conv_ops[2]._compiled) == convs
-    assert len(conv_ops._max_pool_ops[2]._compiled) == pools
+    assert len(pool_ops._max_pool_ops[2]._compiled) == pools
 
 
 def test_conv_and_pool_run_inside_tapejax_function():

@@ -1,0 +1,170 @@
+"""Activation functions of ``tf.nn``: ``relu`` and its variants (``relu6``,
+``leaky_relu``, ``crelu``), ``elu``, ``selu``, ``gelu``, ``silu``/``swish``, ``softplus``,
+``softsign``, ``softmax`` and ``log_softmax``; ``sigmoid`` and ``tanh`` are ``tf.math``'s,
+re-exported here for ``tf.nn``.
+
+Derivatives are JAX's, except where TF's differ at a kink (``leaky_relu`` at 0 has
+TF's ``alpha``); integer inputs keep TF's dtypes (``relu6``) or TF's conversions
+(``leaky_relu``), never JAX's silent float promotion.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import dtypes
+from ..dispatch import Op, apply
+from ..errors import InvalidArgumentError
+from ..tensor import Tensor
+from ._helpers import TF_ALLOWED, require, to_tensor
+from .math_ops import (  # noqa: F401 - tf.nn's sigmoid and tanh are tf.math's
+    _unary,
+    cast,
+    sigmoid,
+    tanh,
+)
+
+TF_ALLOWED.update({"LeakyRelu": "half, bfloat16, float, double"})
+
+
+def _activation(tf_name: str, fn, kinds: str):
+    """A unary op whose argument is TF's ``features`` (``tf.nn.relu(features=x)`` works)."""
+    unary = _unary(tf_name, fn, kinds)
+
+    def public(features, name=None):
+        return unary(features)
+
+    public.__name__ = unary.__name__
+    public.__doc__ = f"``tf.nn.{tf_name.lower()}``: elementwise ``{tf_name}``, differentiable."
+    public.op = unary.op
+    return public
+
+
+relu = _activation("Relu", jax.nn.relu, "fiu")
+# jax.nn.relu6 returns floats for ints; TF keeps the dtype.
+relu6 = _activation(
+    "Relu6", lambda x: jax.nn.relu6(x) if x.dtype.kind == "f" else jnp.clip(x, 0, 6), "fiu"
+)
+elu = _activation("Elu", jax.nn.elu, "f")
+selu = _activation("Selu", jax.nn.selu, "f")
+softplus = _activation("Softplus", jax.nn.softplus, "f")
+softsign = _activation("Softsign", jax.nn.soft_sign, "f")
+# ``tf.nn.sigmoid`` and ``tf.nn.tanh`` are ``tf.math``'s (complex included), imported above.
+
+_softmax_op = Op("Softmax", lambda x, *, axis: jax.nn.softmax(x, axis=axis))
+_log_softmax_op = Op("LogSoftmax", lambda x, *, axis: jax.nn.log_softmax(x, axis=axis))
+
+
+def _axis(x: Tensor, axis, op_name: str) -> int:
+    n = x._value.ndim
+    if n == 0:
+        raise InvalidArgumentError(
+            None, None, f"logits must have >= 1 dimension, got [] [Op:{op_name}]"
+        )
+    axis = -1 if axis is None else int(axis)
+    if not -n <= axis < n:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"`dim` must be in the range [{-n}, {n}) where {n} is the number of dimensions in "
+            f"the input. Received: dim={axis}",
+        )
+    return axis % n
+
+
+def softmax(logits, axis=None, name=None):
+    """Softmax along ``axis`` (last by default), as ``tf.nn.softmax``."""
+    x = to_tensor(logits)
+    require(x, "f", "Softmax")
+    return apply(_softmax_op, (x,), (("axis", _axis(x, axis, "Softmax")),))
+
+
+def log_softmax(logits, axis=None, name=None):
+    """Log-softmax along ``axis`` (last by default), as ``tf.nn.log_softmax``."""
+    x = to_tensor(logits)
+    require(x, "f", "LogSoftmax")
+    return apply(_log_softmax_op, (x,), (("axis", _axis(x, axis, "LogSoftmax")),))
+
+
+def _gelu_fn(x, *, approximate):
+    if approximate:
+        return jax.nn.gelu(x, approximate=True)
+    # TF's exact form, through erfc: no cancellation for large negative x.
+    return 0.5 * x * jax.lax.erfc(-x * jnp.asarray(0.7071067811865476, x.dtype))
+
+
+_gelu_op = Op("Gelu", _gelu_fn)
+
+
+def gelu(features, approximate=False, name=None):
+    """Gaussian error linear unit (``tf.nn.gelu``): ``x * P(X <= x)``, X ~ N(0, 1).
+
+    ``approximate=False`` (TF's default) is the exact erf form; ``True`` the tanh
+    approximation.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.nn.gelu([0.0, 1.0]).numpy().round(4)
+        array([0.    , 0.8413], dtype=float32)
+    """
+    x = to_tensor(features)
+    if x._value.dtype.kind != "f" and x._value.dtype != dtypes.bfloat16._np:
+        raise ValueError(
+            f"`features.dtype` must be a floating point tensor.Received:features.dtype={x.dtype!r}"
+        )
+    return apply(_gelu_op, (x,), (("approximate", bool(approximate)),))
+
+
+_swish_op = Op("Swish", lambda x, beta: x * jax.nn.sigmoid(beta * x))
+
+
+def silu(features, beta=1.0):
+    """``features * sigmoid(beta * features)`` (``tf.nn.silu``, alias ``swish``).
+
+    ``beta`` is cast to ``features``' dtype and is differentiable, as in TF.
+    """
+    x = to_tensor(features)
+    require(x, "fc", "Sigmoid")
+    b = cast(to_tensor(beta), x.dtype)
+    return apply(_swish_op, (x, b))
+
+
+swish = silu
+
+
+# TF's LeakyReluGrad takes alpha at 0 (features > 0 is the test); jax.nn.leaky_relu gives 1.
+_leaky_relu_op = Op("LeakyRelu", lambda x, *, alpha: jnp.where(x > 0, x, x * alpha))
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """``x`` where ``x > 0`` else ``alpha * x`` (``tf.nn.leaky_relu``); integers become float32.
+
+    Its gradient at 0 is ``alpha``, as TF's.
+    """
+    x = to_tensor(features)
+    if x._value.dtype.kind in "iu":
+        x = cast(x, dtypes.float32)
+    if isinstance(alpha, Tensor) or getattr(alpha, "_is_variable", False):
+        raise TypeError(f"Expected float for argument 'alpha' not {alpha!r}.")
+    require(x, "f", "LeakyRelu")
+    return apply(_leaky_relu_op, (x,), (("alpha", float(np.asarray(alpha))),))
+
+
+_crelu_op = Op("CRelu", lambda x, *, axis: jax.nn.relu(jnp.concatenate([x, -x], axis=axis)))
+
+
+def crelu(features, axis=-1, name=None):
+    """Concatenated ReLU (``tf.nn.crelu``): ``relu(concat([x, -x], axis))``."""
+    x = to_tensor(features)
+    require(x, "fiu", "Relu")
+    n = x._value.ndim
+    if not -n <= axis < n:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"ConcatOp : Expected concatenating dimensions in the range [{-n}, {n}), but got "
+            f"{axis} [Op:ConcatV2]",
+        )
+    return apply(_crelu_op, (x,), (("axis", axis % n),))

@@ -1,0 +1,218 @@
+"""Moments and normalization of ``tf.nn``: ``moments``, ``weighted_moments``,
+``sufficient_statistics``, ``normalize_moments``, ``batch_normalization`` and
+``local_response_normalization`` (``lrn``).
+
+As TF: float16 moments are computed in float32, integer moments are integer
+(truncating) means, and ``batch_normalization`` follows TF's order of operations.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..conversion import convert_to_tensor
+from ..dispatch import Op, apply
+from ..errors import InvalidArgumentError
+from ..tensor import Tensor
+from ._helpers import (
+    TF_ALLOWED,
+    check_broadcast,
+    dtype_mismatch,
+    normalize_axis,
+    require,
+    to_tensor,
+)
+from .array_ops import squeeze
+from .math_ops import square, squared_difference, subtract
+from .reduction_ops import reduce_mean, reduce_sum
+
+TF_ALLOWED.update({"LRN": "half, bfloat16, float"})
+
+
+def _moments_fn(x, *, axes, keepdims):
+    # As TF: float16 is computed in float32; the variance is centred on a mean held
+    # constant (its gradient flows through the mean's first use only).
+    y = x.astype(jnp.float32) if x.dtype == jnp.float16 else x
+    mean = jnp.mean(y, axis=axes, keepdims=True)
+    variance = jnp.mean(jnp.square(y - jax.lax.stop_gradient(mean)), axis=axes, keepdims=True)
+    if not keepdims:
+        mean, variance = jnp.squeeze(mean, axes), jnp.squeeze(variance, axes)
+    return mean.astype(x.dtype), variance.astype(x.dtype)
+
+
+_moments_op = Op("Moments", _moments_fn, multiple_outputs=True)
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """Mean and variance of ``x`` over ``axes`` (``tf.nn.moments``); ``shift`` is ignored,
+    as in TF 2.
+
+    Example:
+        >>> import tapejax as tf
+        >>> mean, variance = tf.nn.moments(tf.constant([1.0, 2.0, 3.0]), axes=[0])
+        >>> float(mean), round(float(variance), 4)
+        (2.0, 0.6667)
+    """
+    t = to_tensor(x)
+    require(t, "fiu", "Mean")
+    ax = normalize_axis(axes, t._value.ndim, "Mean")
+    if t._value.dtype.kind in "iu":
+        # TF's integer path: integer means (truncating), through TF's own ops.
+        mean = reduce_mean(t, ax, keepdims=True)
+        variance = reduce_mean(squared_difference(t, mean), ax, keepdims=True)
+        if not keepdims:
+            mean, variance = squeeze(mean, ax), squeeze(variance, ax)
+        return mean, variance
+    return apply(_moments_op, (t,), (("axes", ax), ("keepdims", bool(keepdims))))
+
+
+def _batch_norm_fn(x, mean, variance, *rest, epsilon, has_offset, has_scale):
+    offset = rest[0] if has_offset else None
+    scale = rest[-1] if has_scale else None
+    inv = jax.lax.rsqrt(variance + jnp.asarray(epsilon, variance.dtype))
+    if scale is not None:
+        inv = inv * scale
+    shift = -mean * inv if offset is None else offset - mean * inv
+    return x * inv.astype(x.dtype) + shift.astype(x.dtype)
+
+
+_batch_norm_op = Op("BatchNormalization", _batch_norm_fn)
+
+
+def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
+    """``scale * (x - mean) / sqrt(variance + variance_epsilon) + offset``
+    (``tf.nn.batch_normalization``), in TF's order of operations; ``offset`` and ``scale``
+    may be None."""
+    t = to_tensor(x)
+    # A Python variance is added to the epsilon in Python, then converted: float32.
+    v = to_tensor(float(variance) if isinstance(variance, (int, float)) else variance)
+
+    def operand(a):  # Python numbers take the variance's dtype, as in TF's arithmetic
+        if a is None or isinstance(a, Tensor) or getattr(a, "_is_variable", False):
+            return None if a is None else to_tensor(a)
+        return convert_to_tensor(a, dtype=v.dtype)
+
+    m, off, sc = operand(mean), operand(offset), operand(scale)
+    # TF: inv = rsqrt(variance + eps) * scale; offset - mean * inv; both cast to x's dtype.
+    vdt = v._value.dtype
+    if sc is not None and sc._value.dtype != vdt:
+        raise dtype_mismatch("Mul", 1, vdt, sc._value.dtype)
+    if m._value.dtype != vdt:
+        raise dtype_mismatch("Mul", 1, m._value.dtype, vdt)
+    if off is not None and off._value.dtype != vdt:
+        raise dtype_mismatch("Sub", 1, off._value.dtype, vdt)
+    for a in (v, m, off, sc):
+        if a is not None:
+            check_broadcast(t, a, "Mul")
+    args = (t, m, v) + tuple(a for a in (off, sc) if a is not None)
+    static = (
+        ("epsilon", float(variance_epsilon)),
+        ("has_offset", off is not None),
+        ("has_scale", sc is not None),
+    )
+    return apply(_batch_norm_op, args, static)
+
+
+_normalize_moments_op = Op(
+    "NormalizeMoments",
+    lambda counts, mean_ss, variance_ss, *shift: (
+        mean_ss / counts + (shift[0] if shift else 0),
+        variance_ss / counts - jnp.square(mean_ss / counts),
+    ),
+    multiple_outputs=True,
+)
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """Mean and variance from sufficient statistics (``tf.nn.normalize_moments``)."""
+    c, m, v = (to_tensor(a) for a in (counts, mean_ss, variance_ss))
+    s = None if shift is None else to_tensor(shift)
+    for a in (m, v, s):
+        if a is not None and a._value.dtype != c._value.dtype:
+            raise dtype_mismatch("Mul", 1, c._value.dtype, a._value.dtype)
+    return apply(_normalize_moments_op, (c, m, v) + ((s,) if s is not None else ()))
+
+
+def _lrn_fn(x, *, depth_radius, bias, alpha, beta):
+    r = depth_radius
+    window = (1, 1, 1, 2 * r + 1)
+    sqr_sum = jax.lax.reduce_window(
+        jnp.square(x),
+        np.array(0, x.dtype),  # concrete: JAX's differentiable add-window primitive
+        jax.lax.add,
+        window,
+        (1, 1, 1, 1),
+        ((0, 0), (0, 0), (0, 0), (r, r)),
+    )
+    return x / jnp.power(bias + alpha * sqr_sum, beta)
+
+
+_lrn_op = Op("LRN", _lrn_fn)
+
+
+def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):  # noqa: A002
+    """Local response normalization over the last axis of a 4-D tensor (``tf.nn.lrn``):
+    ``input / (bias + alpha * sum(input[..., d - r : d + r + 1] ** 2)) ** beta``."""
+    x = to_tensor(input)
+    require(x, "f", "LRN")
+    if x._value.ndim != 4:
+        raise InvalidArgumentError(None, None, "in must be 4-dimensional [Op:LRN]")
+    static = (
+        ("depth_radius", int(depth_radius)),
+        ("bias", float(bias)),
+        ("alpha", float(alpha)),
+        ("beta", float(beta)),
+    )
+    return apply(_lrn_op, (x,), static)
+
+
+lrn = local_response_normalization
+
+
+def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
+    """``(count, sum(x - shift), sum((x - shift) ** 2), shift)`` over ``axes``
+    (``tf.nn.sufficient_statistics``); ``count`` has ``x``'s dtype."""
+    t = to_tensor(x)
+    ax = tuple(sorted(set(normalize_axis(axes, t._value.ndim, "Sum"))))
+    counts = convert_to_tensor(
+        np.prod([t._value.shape[a] for a in ax], dtype=np.int64), dtype=t.dtype
+    )
+    if shift is None:
+        m_ss, v_ss = t, square(t)
+    else:
+        shift = to_tensor(shift)
+        m_ss, v_ss = subtract(t, shift), squared_difference(t, shift)
+    m_ss = reduce_sum(m_ss, ax, keepdims=keepdims)
+    v_ss = reduce_sum(v_ss, ax, keepdims=keepdims)
+    return counts, m_ss, v_ss, shift
+
+
+def _weighted_moments_fn(x, w, *, axes, keepdims):
+    dtype = x.dtype
+    if x.dtype == jnp.float16:
+        x = x.astype(jnp.float32)
+    w = w.astype(x.dtype)
+    total = jnp.sum(w * x, axis=axes, keepdims=True)
+    weight = jnp.sum(w + jnp.zeros_like(x), axis=axes, keepdims=True)
+    safe = jnp.where(weight == 0, 1, weight)
+    mean = jnp.where(weight == 0, 0, total / safe)  # TF's div_no_nan
+    dist = jnp.sum(w * jnp.square(x - mean), axis=axes, keepdims=True)
+    variance = jnp.where(weight == 0, 0, dist / safe)
+    if not keepdims:
+        mean, variance = jnp.squeeze(mean, axes), jnp.squeeze(variance, axes)
+    return mean.astype(dtype), variance.astype(dtype)
+
+
+_weighted_moments_op = Op("WeightedMoments", _weighted_moments_fn, multiple_outputs=True)
+
+
+def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
+    """Frequency-weighted mean and variance over ``axes`` (``tf.nn.weighted_moments``);
+    0 where the weights sum to 0, as TF's ``div_no_nan``."""
+    t, w = to_tensor(x), to_tensor(frequency_weights)
+    require(t, "f", "Mean")
+    check_broadcast(t, w, "Mul")
+    ax = normalize_axis(axes, t._value.ndim, "Sum")
+    return apply(_weighted_moments_op, (t, w), (("axes", ax), ("keepdims", bool(keepdims))))
