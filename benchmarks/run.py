@@ -19,6 +19,7 @@ from typing import Any
 from benchmarks import cnn_lstm as _cnn_lstm  # noqa: F401  (registers cnn and lstm)
 from benchmarks import frameworks, harness
 from benchmarks import jacobian as _jacobian  # noqa: F401  (registers the scenario)
+from benchmarks import keras_dense as _keras_dense  # noqa: F401  (registers the scenario)
 from benchmarks import mlp as _mlp  # noqa: F401  (registers the scenario)
 from benchmarks import per_op as _per_op  # noqa: F401  (registers the scenario)
 

@@ -8,3 +8,6 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+# Keras picks its backend once, on first import, and `import tensorflow` imports it;
+# tapejax.keras needs Keras on JAX (the Keras compat cases run TF's side in a subprocess).
+os.environ.setdefault("KERAS_BACKEND", "jax")

@@ -664,7 +664,15 @@ def collect_cases(namespace: Mapping[str, Any]) -> list[Callable]:
     return [v for k, v in namespace.items() if k.startswith(CASE_PREFIX) and callable(v)]
 
 
-CASE_MODULES = ("test_gradient", "test_guide_autodiff", "test_higher_order", "test_custom_gradient")
+CASE_MODULES = (
+    "test_gradient",
+    "test_guide_autodiff",
+    "test_higher_order",
+    "test_custom_gradient",
+    "test_keras_layers",
+    "test_keras_optimizers",
+    "test_keras_models",
+)
 
 
 def all_case_modules() -> list[Any]:

@@ -37,35 +37,22 @@ from tapejax._src.function import function
 from tapejax._src.interop import functionalize, lift
 from tapejax._src.module import Module
 from tapejax._src.ops.array_ops import (
-    argsort,
     bitcast,
     boolean_mask,
     broadcast_dynamic_shape,
     broadcast_static_shape,
     broadcast_to,
-    clip_by_global_norm,
-    clip_by_norm,
-    concat,
     ensure_shape,
     expand_dims,
-    gather,
     gather_nd,
     identity,
-    pad,
     rank,
-    repeat,
     reshape,
-    reverse,
-    roll,
     scatter_nd,
-    searchsorted,
     shape,
     size,
     slice,  # noqa: A004 - TF's name
-    sort,
-    split,
     squeeze,
-    stack,
     stop_gradient,
     strided_slice,
     tensor_scatter_nd_add,
@@ -75,22 +62,9 @@ from tapejax._src.ops.array_ops import (
     tensor_scatter_nd_update,
     tile,
     transpose,
-    unique,
-    unique_with_counts,
-    unstack,
-    where,
 )
-from tapejax._src.ops.control_flow_ops import (
-    case,
-    cond,
-    foldl,
-    foldr,
-    map_fn,
-    scan,
-    switch_case,
-    vectorized_map,
-    while_loop,
-)
+from tapejax._src.ops.clip_ops import clip_by_global_norm, clip_by_norm
+from tapejax._src.ops.control_flow_ops import case, cond, switch_case, while_loop
 from tapejax._src.ops.creation_ops import (
     eye,
     fill,
@@ -104,6 +78,8 @@ from tapejax._src.ops.creation_ops import (
     zeros,
     zeros_like,
 )
+from tapejax._src.ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
+from tapejax._src.ops.join_split_ops import concat, split, stack, unstack
 from tapejax._src.ops.linalg_ops import matmul
 from tapejax._src.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's name
 from tapejax._src.ops.math_ops import (
@@ -141,6 +117,7 @@ from tapejax._src.ops.math_ops import (
     tanh,
     truediv,
 )
+from tapejax._src.ops.pad_ops import pad, repeat, reverse, roll
 from tapejax._src.ops.reduction_ops import (
     argmax,
     argmin,
@@ -153,6 +130,8 @@ from tapejax._src.ops.reduction_ops import (
     reduce_prod,
     reduce_sum,
 )
+from tapejax._src.ops.selection_ops import gather, where
+from tapejax._src.ops.sort_ops import argsort, searchsorted, sort, unique, unique_with_counts
 from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.tape import GradientTape, UnconnectedGradients
 from tapejax._src.tensor import GradientCutWarning, Tensor, is_tensor
@@ -166,6 +145,17 @@ from tapejax._src.variables import (
 )
 
 newaxis = None
+
+
+def __getattr__(name):
+    # ``tf.keras`` is imported on first use: it takes a second and brings Keras up on its
+    # JAX backend, which a user who never touches it should not pay for or be bound by.
+    if name == "keras":
+        import importlib
+
+        return importlib.import_module("tapejax.keras")
+    raise AttributeError(f"module 'tapejax' has no attribute {name!r}")
+
 NoGradient = NotDifferentiable = no_gradient
 
 __version__ = "0.1.0"

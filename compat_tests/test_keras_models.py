@@ -1,0 +1,234 @@
+"""Keras models from tapejax.keras against TensorFlow's Keras: training gives the same numbers.
+
+Sequential, functional and subclassed models start from the same weights (set from a
+fixed NumPy generator) and train on the same fixed data without shuffling; the cases
+return losses per step or per epoch, metrics, final weights and predictions.
+TensorFlow's side runs in a subprocess (see ``test_keras_harness``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compat_tests import harness
+from compat_tests.test_keras_harness import keras_case
+
+_RNG = np.random.default_rng(0)
+_X = _RNG.standard_normal((40, 4)).astype(np.float32)
+_Y = (np.argmax(_X[:, :3] + 0.3 * _RNG.standard_normal((40, 3)), axis=1)).astype(np.int32)
+_IMAGES = _RNG.standard_normal((32, 8, 8, 1)).astype(np.float32)
+_LABELS = (_IMAGES[:, :4].mean(axis=(1, 2, 3)) > 0).astype(np.int32) + (
+    _IMAGES[:, 4:].mean(axis=(1, 2, 3)) > 0
+).astype(np.int32)
+
+TOL = {"rtol": 2e-4, "atol": 2e-5}
+
+
+def _init(model, seed=1, scale=0.3):
+    rng = np.random.default_rng(seed)
+    weights = []
+    for w in model.get_weights():
+        values = (rng.standard_normal(w.shape) * scale).astype(w.dtype)
+        weights.append(values)
+    model.set_weights(weights)
+
+
+def _mlp(tf):
+    L = tf.keras.layers
+    model = tf.keras.Sequential(
+        [
+            tf.keras.Input((4,)),
+            L.Dense(8, activation="relu"),
+            L.BatchNormalization(),
+            L.Dense(3),
+        ]
+    )
+    _init(model)
+    weights = model.get_weights()
+    weights[5] = np.abs(weights[5]) + 0.5  # a positive moving variance
+    model.set_weights(weights)
+    return model
+
+
+@keras_case(**TOL)
+def case_sequential_fit_evaluate_predict(tf):
+    model = _mlp(tf)
+    model.compile(
+        optimizer=tf.keras.optimizers.SGD(0.05, momentum=0.9),
+        loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    history = model.fit(
+        _X[:32],
+        _Y[:32],
+        batch_size=8,
+        epochs=3,
+        shuffle=False,
+        verbose=0,
+        validation_data=(_X[32:], _Y[32:]),
+    )
+    return {
+        "history": {k: history.history[k] for k in sorted(history.history)},
+        "evaluate": model.evaluate(_X, _Y, batch_size=16, verbose=0),
+        "predict": model.predict(_X[:5], verbose=0),
+        "weights": model.get_weights(),
+    }
+
+
+@keras_case(**TOL)
+def case_sequential_fit_mse_adam_validation_split(tf):
+    L = tf.keras.layers
+    model = tf.keras.Sequential([tf.keras.Input((4,)), L.Dense(5, activation="tanh"), L.Dense(1)])
+    _init(model)
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss="mse", metrics=["mae"])
+    y = _X[:, :1] * 2.0 - _X[:, 1:2]
+    history = model.fit(
+        _X, y, batch_size=10, epochs=2, shuffle=False, verbose=0, validation_split=0.25
+    )
+    return {
+        "history": {k: history.history[k] for k in sorted(history.history)},
+        "evaluate": model.evaluate(_X, y, verbose=0, return_dict=True),
+    }
+
+
+@keras_case(**TOL)
+def case_functional_model(tf):
+    L = tf.keras.layers
+    inputs = tf.keras.Input((4,))
+    a = L.Dense(6, activation="relu")(inputs)
+    b = L.Dense(3, activation="tanh")(inputs)
+    merged = L.Concatenate()([a, b])
+    outputs = L.Dense(2)(merged)
+    model = tf.keras.Model(inputs, outputs)
+    _init(model)
+    x = tf.constant(_X[:6])
+    with tf.GradientTape() as tape:
+        y = model(x)
+        loss = tf.reduce_sum(y * y)
+    grads = tape.gradient(loss, model.trainable_variables)
+    model.compile(optimizer="adam", loss="mse")
+    history = model.fit(_X, _X[:, :2], batch_size=20, epochs=2, shuffle=False, verbose=0)
+    return {"y": y, "grads": grads, "loss": history.history["loss"], "n_layers": len(model.layers)}
+
+
+@keras_case(**TOL)
+def case_custom_training_loop_conv_classifier_3_epochs(tf):
+    """The README's loop: a small conv net, GradientTape, Adam, 3 epochs of 4 batches."""
+    L = tf.keras.layers
+    model = tf.keras.Sequential(
+        [
+            tf.keras.Input((8, 8, 1)),
+            L.Conv2D(4, 3, activation="relu", padding="same"),
+            L.MaxPooling2D(2),
+            L.Flatten(),
+            L.Dense(3),
+        ]
+    )
+    _init(model)
+    optimizer = tf.keras.optimizers.Adam(0.01)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    losses = []
+    for _epoch in range(3):
+        for i in range(0, 32, 8):
+            x, y = tf.constant(_IMAGES[i : i + 8]), tf.constant(_LABELS[i : i + 8])
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            losses.append(loss)
+    return {"losses": tf.stack(losses), "weights": model.get_weights()}
+
+
+@keras_case(**TOL)
+def case_subclassed_model(tf):
+    L = tf.keras.layers
+
+    class Residual(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.inner = L.Dense(4, activation="relu")
+            self.outer = L.Dense(4)
+            self.norm = L.LayerNormalization()
+
+        def call(self, x, training=None):
+            h = self.outer(self.inner(x))
+            return self.norm(x + h * 0.5, training=training)
+
+    model = Residual()
+    x = tf.constant(_X[:5])
+    model(x)
+    _init(model)
+    with tf.GradientTape() as tape:
+        y = model(x)
+        loss = tf.reduce_sum(tf.square(y - 1.0))
+    grads = tape.gradient(loss, model.trainable_variables)
+    return {
+        "y": y,
+        "grads": grads,
+        "names": [v.name.split(":")[0].split("/")[-1] for v in model.trainable_variables],
+    }
+
+
+@keras_case(**TOL)
+def case_regularization_losses_in_fit(tf):
+    L = tf.keras.layers
+    model = tf.keras.Sequential(
+        [
+            tf.keras.Input((4,)),
+            L.Dense(
+                3,
+                kernel_regularizer=tf.keras.regularizers.L2(0.05),
+                activity_regularizer=tf.keras.regularizers.L1(0.01),
+            ),
+        ]
+    )
+    _init(model)
+    model(tf.constant(_X[:4]))
+    n_losses = len(model.losses)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
+    history = model.fit(_X, _X[:, :3], batch_size=20, epochs=2, shuffle=False, verbose=0)
+    return {"n_losses": n_losses, "loss": history.history["loss"], "weights": model.get_weights()}
+
+
+@keras_case()
+def case_early_stopping(tf):
+    model = _mlp(tf)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.01), loss="mse")
+    stop = tf.keras.callbacks.EarlyStopping(monitor="val_loss", min_delta=10.0, patience=1)
+    history = model.fit(
+        _X[:32],
+        np.zeros((32, 3), np.float32),
+        batch_size=16,
+        epochs=6,
+        shuffle=False,
+        verbose=0,
+        validation_data=(_X[32:], np.zeros((8, 3), np.float32)),
+        callbacks=[stop],
+    )
+    return {"epochs": len(history.history["loss"]), "stopped_epoch": stop.stopped_epoch}
+
+
+@keras_case(rtol=1e-4, atol=1e-5)
+def case_batch_jacobian_batch_normalization_caveat(tf):
+    """TF's advanced autodiff guide: BatchNorm in training couples the batch, so the
+    full jacobian has off-diagonal blocks that batch_jacobian does not report."""
+    L = tf.keras.layers
+    x = tf.constant(_X[:7, :4])
+    layer1 = L.Dense(8, activation="elu")
+    bn = L.BatchNormalization()
+    layer2 = L.Dense(6, activation="elu")
+    layer1.build((None, 4))
+    bn.build((None, 8))
+    layer2.build((None, 8))
+    for i, layer in enumerate([layer1, layer2]):
+        _init(layer, seed=5 + i)
+    with tf.GradientTape(persistent=True, watch_accessed_variables=False) as tape:
+        tape.watch(x)
+        y = layer2(bn(layer1(x), training=True))
+    j = tape.jacobian(y, x)
+    jb = tape.batch_jacobian(y, x)
+    off_diagonal = tf.reduce_max(tf.abs(j[0, :, 1]))
+    return {"jb": jb, "j_shape": j.shape.as_list(), "off_diagonal_nonzero": bool(off_diagonal > 0)}
+
+
+test_matches_tensorflow = harness.compat_test(globals())
