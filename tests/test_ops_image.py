@@ -1,0 +1,513 @@
+# ruff: noqa: E501 - tables of TF's texts and cases read best one case a line
+"""Unit tests for ``tapejax.image``, run side by side with real TensorFlow.
+
+Deterministic ops have Cases (values, dtypes and shapes vs TF on 3-D and 4-D images; tape
+gradients vs TF; ``check_grads`` of the pure functions); the random flips are tested for
+their distribution and seed behaviour instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from jax.test_util import check_grads
+from opcheck import (
+    Case,
+    arr,
+    case_id,
+    check_accepts_variables,
+    check_error,
+    check_pure_gradients,
+    check_tape_gradients,
+    check_values,
+    first_of_each_op,
+    grad_cases,
+    value_params,
+)
+
+import tapejax
+import tapejax.image
+from tapejax._src.ops import image_ops
+
+tensorflow = pytest.importorskip("tensorflow")
+
+IMAGES = ((4, 5, 3), (2, 4, 5, 3))
+PIXEL_TYPES = ("float32", "uint8")
+
+
+def image(dt, shape, seed=0):
+    """Test pixels: [0, 1) floats, [0, 255] integers."""
+    if np.dtype(dt).kind in "iu":
+        return arr(dt, shape, 0, 255, seed=seed)
+    return arr(dt, shape, 0.0, 1.0, seed=seed)
+
+
+def on_image(name, diff=True, dtypes=PIXEL_TYPES, shapes=IMAGES, **kwargs):
+    """A Case of ``name(image, **kwargs)``; with ``diff``, its gradient w.r.t. the image.
+    float64 anywhere needs JAX's x64 mode."""
+    return Case(
+        name,
+        lambda dt, shape: ((image(dt, shape),), dict(kwargs)),
+        dtypes=dtypes,
+        shapes=shapes,
+        diff=(0,) if diff else (),
+        x64="float64" in dtypes or kwargs.get("dtype") == "float64",
+    )
+
+
+CASES = [
+    # -- resize: TF 2's kernels, half-pixel centers; up, down, mixed and odd ratios
+    on_image("image.resize", size=[7, 9]),
+    on_image("image.resize", size=[2, 3]),
+    on_image("image.resize", size=[3, 11]),
+    on_image("image.resize", size=[4, 5]),
+    on_image("image.resize", size=[13, 2], dtypes=("float32", "float64", "float16", "int32")),
+    on_image("image.resize", size=[7, 9], method="nearest", dtypes=("float32", "uint8", "int32")),
+    on_image("image.resize", size=[3, 2], method="nearest"),
+    on_image("image.resize", size=[9, 4], method=tapejax.image.ResizeMethod.NEAREST_NEIGHBOR),
+    on_image("image.resize", size=[3, 7], preserve_aspect_ratio=True),
+    on_image("image.resize", size=[8, 7], preserve_aspect_ratio=True, method="nearest"),
+    on_image("image.resize", size=[5, 5], method="nearest", antialias=True),
+    on_image("image.resize", size=[7, 3], method="bicubic"),
+    on_image("image.resize", size=[2, 9], method="bicubic", dtypes=("float32", "uint8", "float64")),
+    on_image("image.resize", size=[2, 3], antialias=True),
+    on_image("image.resize", size=[9, 2], method="bicubic", antialias=True),
+    on_image("image.resize", size=[3, 8], method="lanczos3"),
+    on_image("image.resize", size=[2, 2], method="lanczos5", antialias=False),
+    # -- conversions
+    on_image(
+        "image.convert_image_dtype", diff=False, dtypes=("uint8", "int16", "int32"), dtype="float32"
+    ),
+    on_image("image.convert_image_dtype", diff=False, dtypes=("uint8", "int32"), dtype="int16"),
+    on_image(
+        "image.convert_image_dtype", diff=False, dtypes=("int32",), dtype="uint8", saturate=True
+    ),
+    on_image("image.convert_image_dtype", diff=False, dtypes=("float32", "float64"), dtype="uint8"),
+    on_image("image.convert_image_dtype", dtypes=("float32",), dtype="float64"),
+    on_image("image.convert_image_dtype", diff=False, dtypes=("uint8",), dtype="uint8"),
+    # -- flips, crops, pads
+    on_image("image.flip_left_right", dtypes=("float32", "int32")),
+    on_image("image.flip_up_down", dtypes=("float32", "int32")),
+    on_image("image.central_crop", central_fraction=0.5, shapes=((5, 7, 3), (2, 6, 5, 3))),
+    on_image("image.central_crop", central_fraction=0.33, shapes=((9, 8, 2), (2, 10, 7, 1))),
+    on_image("image.central_crop", central_fraction=1.0),
+    Case(
+        "image.crop_to_bounding_box",
+        lambda dt, shape: ((image(dt, shape), 1, 2, 2, 3), {}),
+        dtypes=PIXEL_TYPES,
+        shapes=IMAGES,
+        diff=(0,),
+    ),
+    Case(
+        "image.pad_to_bounding_box",
+        lambda dt, shape: ((image(dt, shape), 1, 2, 7, 9), {}),
+        dtypes=PIXEL_TYPES,
+        shapes=IMAGES,
+        diff=(0,),
+    ),
+    Case(
+        "image.resize_with_crop_or_pad",
+        lambda dt, shape: ((image(dt, shape), 7, 3), {}),
+        dtypes=PIXEL_TYPES,
+        shapes=IMAGES,
+        diff=(0,),
+    ),
+    Case(
+        "image.resize_with_crop_or_pad",
+        lambda dt, shape: ((image(dt, shape), 2, 8), {}),
+        dtypes=PIXEL_TYPES,
+        shapes=((5, 5, 1), (2, 3, 4, 2)),
+        diff=(0,),
+    ),
+    # -- colour
+    on_image("image.per_image_standardization", dtypes=("float32", "uint8", "float64")),
+    on_image("image.rgb_to_grayscale", dtypes=("float32", "uint8", "float64")),
+    on_image("image.rgb_to_grayscale", shapes=((3,), (2, 3))),
+    on_image("image.grayscale_to_rgb", dtypes=("float32", "int32"), shapes=((4, 5, 1), (2, 1))),
+    Case(
+        "image.adjust_brightness",
+        lambda dt, shape: ((image(dt, shape), np.array(0.2, np.float32)), {}),
+        dtypes=("float32",),
+        shapes=IMAGES,
+        diff=(0, 1),
+    ),
+    Case(
+        "image.adjust_brightness",
+        lambda dt, shape: ((image(dt, shape),), {"delta": 0.3}),
+        dtypes=("uint8", "float64", "float16"),
+        shapes=IMAGES,
+        x64=True,
+    ),
+    Case(
+        "image.adjust_brightness",
+        lambda dt, shape: ((image(dt, shape),), {"delta": -0.6}),
+        dtypes=("uint8", "int32"),
+        shapes=IMAGES,
+    ),
+    # TF registers no gradient for AdjustContrastv2: values only here, gradients below.
+    on_image(
+        "image.adjust_contrast",
+        diff=False,
+        dtypes=("float32", "uint8", "float64"),
+        contrast_factor=1.7,
+    ),
+    on_image("image.adjust_contrast", diff=False, dtypes=("float32", "uint8"), contrast_factor=0.3),
+]
+
+# The pure functions of these cast to float32 inside (as TF's kernels): ``check_grads`` in
+# float64 runs on their float64 cores below instead.
+CASTS_TO_FLOAT32 = {
+    "image.resize",
+    "image.per_image_standardization",
+    "image.rgb_to_grayscale",
+    "image.adjust_brightness",
+}
+
+OTHERWISE_TESTED = {
+    "image.random_flip_left_right",
+    "image.random_flip_up_down",
+    "image.ResizeMethod",
+}
+
+
+@pytest.mark.parametrize("case, dtype, shape", value_params(CASES))
+def test_values_match_tf(case, dtype, shape, request):
+    check_values(case, dtype, shape, request)
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_op_accepts_variables(case, request):
+    check_accepts_variables(case, request)
+
+
+@pytest.mark.parametrize("case", grad_cases(CASES), ids=case_id)
+def test_tape_gradients_match_tf(case):
+    check_tape_gradients(case)
+
+
+@pytest.mark.parametrize("case", first_of_each_op(CASES, CASTS_TO_FLOAT32), ids=case_id)
+def test_pure_function_gradients_are_numerically_right(case, x64):
+    check_pure_gradients(case, order=1)
+
+
+CORES = [
+    ("bilinear", lambda x: image_ops._bilinear_fn(x, size=(7, 3))),
+    ("nearest", lambda x: image_ops._nearest_fn(x, size=(3, 8))),
+    ("bicubic", lambda x: image_ops._bicubic_fn(x, size=(3, 8))),
+    (
+        "lanczos3",
+        lambda x: image_ops._scale_and_translate_fn(
+            x, size=(3, 8), method="lanczos3", antialias=True
+        ),
+    ),
+    ("standardization", image_ops._standardize_fn),
+    ("grayscale", image_ops._gray_op.fn),
+    ("contrast", lambda x: image_ops._contrast_fn(x, np.float64(1.7))),
+]
+
+
+@pytest.mark.parametrize("name, fn", CORES, ids=[c[0] for c in CORES])
+def test_float64_cores_have_right_gradients(name, fn, x64):
+    x = arr("float64", (2, 4, 5, 3), 0.0, 1.0)
+    check_grads(fn, (x,), order=2, modes=["rev"], atol=1e-5, rtol=1e-5)
+
+
+def test_adjust_contrast_gradient_is_the_formulas():
+    """TF has none (LookupError); tapejax's is the derivative of (x - mean) * f + mean."""
+    x = tapejax.constant(image("float32", (3, 4, 2)))
+    f = tapejax.constant(1.7)
+    with tapejax.GradientTape() as tape:
+        tape.watch([x, f])
+        y = tapejax.image.adjust_contrast(x, f)
+        loss = tapejax.reduce_sum(y * tapejax.constant(image("float32", (3, 4, 2), seed=1)))
+    gx, gf = tape.gradient(loss, [x, f])
+    w = image("float32", (3, 4, 2), seed=1)
+    xv = x.numpy()
+    mean = xv.mean(axis=(0, 1), keepdims=True)
+    np.testing.assert_allclose(gf.numpy(), ((xv - mean) * w).sum(), rtol=1e-4)
+    want_gx = 1.7 * w + (1 - 1.7) * w.mean(axis=(0, 1), keepdims=True)
+    np.testing.assert_allclose(gx.numpy(), want_gx, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("antialias", [False, True])
+@pytest.mark.parametrize("method", ["bilinear", "nearest", "bicubic", "lanczos3", "lanczos5"])
+def test_resize_matches_tf_on_many_sizes(method, antialias):
+    """Every output size from 1 to 12 on both axes: sample positions are TF's float32
+    arithmetic (ties included), bicubic weights TF's quantized table."""
+    x = image("float32", (1, 7, 5, 1))
+    for h in range(1, 13):
+        got = tapejax.image.resize(x, [h, 13 - h], method, antialias=antialias).numpy()
+        want = tensorflow.image.resize(x, [h, 13 - h], method, antialias=antialias).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=f"{method} {h}")
+
+
+def test_resize_methods_not_implemented_say_so():
+    for method in ("area", "gaussian", "mitchellcubic"):
+        with pytest.raises(NotImplementedError, match=method):
+            tapejax.image.resize(tapejax.ones([4, 4, 1]), [2, 2], method=method)
+
+
+def test_resize_method_names_are_tfs():
+    for name in ("BILINEAR", "NEAREST_NEIGHBOR", "BICUBIC", "AREA", "LANCZOS3", "GAUSSIAN"):
+        assert getattr(tapejax.image.ResizeMethod, name) == getattr(
+            tensorflow.image.ResizeMethod, name
+        )
+
+
+# -- random flips -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, flip",
+    [
+        ("random_flip_left_right", "flip_left_right"),
+        ("random_flip_up_down", "flip_up_down"),
+    ],
+)
+def test_random_flips_flip_about_half_of_the_images(name, flip):
+    random_flip = getattr(tapejax.image, name)
+    x = tapejax.constant(image("float32", (400, 3, 4, 2)))
+    flipped = getattr(tapejax.image, flip)(x).numpy()
+    y = random_flip(x, seed=3).numpy()
+    is_flipped = np.all(y == flipped, axis=(1, 2, 3))
+    is_same = np.all(y == x.numpy(), axis=(1, 2, 3))
+    assert np.all(is_flipped ^ is_same), "each image is either flipped or unchanged"
+    assert 150 < is_flipped.sum() < 250, is_flipped.sum()
+    # A single image: one decision; over 200 draws both outcomes happen.
+    one = x[0]
+    outcomes = {bool(np.all(random_flip(one).numpy() == flipped[0])) for _ in range(200)}
+    assert outcomes == {True, False}
+
+
+@pytest.mark.parametrize("name", ["random_flip_left_right", "random_flip_up_down"])
+def test_random_flips_repeat_after_set_seed_and_pass_gradients(name):
+    random_flip = getattr(tapejax.image, name)
+    x = tapejax.constant(image("float32", (16, 3, 4, 2)))
+    tapejax.random.set_seed(11)
+    first = [random_flip(x).numpy() for _ in range(3)]
+    tapejax.random.set_seed(11)
+    again = [random_flip(x).numpy() for _ in range(3)]
+    for a, b in zip(first, again, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert not all(np.array_equal(first[0], f) for f in first[1:])
+    w = tapejax.constant(image("float32", (16, 3, 4, 2), seed=2))
+    with tapejax.GradientTape() as tape:
+        tape.watch(x)
+        y = random_flip(x)
+        loss = tapejax.reduce_sum(y * w)
+    g = tape.gradient(loss, x).numpy()
+    # The gradient is the weights carried back through the same flips.
+    np.testing.assert_array_equal(np.sort(g.ravel()), np.sort(w.numpy().ravel()))
+    flipped_w = getattr(tapejax.image, name[len("random_") :])(w).numpy()
+    yv = y.numpy()
+    for i in range(16):
+        same = np.array_equal(yv[i], x.numpy()[i])
+        np.testing.assert_array_equal(g[i], w.numpy()[i] if same else flipped_w[i])
+
+
+# -- errors: the same expression raises the same error under both frameworks --------------
+
+IAE = "InvalidArgumentError"
+IM = lambda tf: tf.ones([4, 5, 3])  # noqa: E731 - a table helper
+ERRORS = [
+    (
+        lambda tf: tf.image.resize(tf.ones([4, 5, 3], tf.bool), [2, 2], "nearest"),
+        IAE,
+        r"Value for attr 'T' of bool is not in the list of allowed values: int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16",
+    ),
+    (
+        lambda tf: tf.image.resize(tf.ones([4, 5, 3], tf.bool), [2, 2], "lanczos3"),
+        IAE,
+        r"Value for attr 'T' of bool is not in the list of allowed values: int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [0, 2], "bicubic"),
+        IAE,
+        r"output dimensions must be positive \[Op:ResizeBicubic\]",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [2, 0], "lanczos5"),
+        IAE,
+        r"output dimensions must be positive \[Op:ScaleAndTranslate\]",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [2, 0], antialias=True),
+        IAE,
+        r"output dimensions must be positive \[Op:ScaleAndTranslate\]",
+    ),
+    (
+        lambda tf: tf.image.resize(tf.ones([4, 5]), [2, 2]),
+        "ValueError",
+        r"'images' must have either 3 or 4 dimensions\.",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [2]),
+        "ValueError",
+        r"'size' must be a 1-D Tensor of 2 elements: new_height, new_width",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [2.5, 2]),
+        "ValueError",
+        r"'size' must be a 1-D int32 Tensor",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [0, 2]),
+        IAE,
+        r"output dimensions must be positive \[Op:ResizeBilinear\]",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [2, -1], method="nearest"),
+        IAE,
+        r"output dimensions must be positive \[Op:ResizeNearestNeighbor\]",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [2, 2], method="foo"),
+        "ValueError",
+        r"Resize method is not implemented: foo",
+    ),
+    (
+        lambda tf: tf.image.resize(tf.ones([4, 5, 3], tf.bool), [2, 2]),
+        IAE,
+        r"Value for attr 'T' of bool is not in the list of allowed values: int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double",
+    ),
+    (
+        lambda tf: tf.image.flip_left_right(tf.ones([2, 2])),
+        "ValueError",
+        r"'image' \(shape \(2, 2\)\) must be at least three-dimensional\.",
+    ),
+    (
+        lambda tf: tf.image.flip_up_down(tf.ones([2, 2, 2, 2, 2])),
+        "ValueError",
+        r"'image' \(shape \(2, 2, 2, 2, 2\)\)must have either 3 or 4 dimensions\.",
+    ),
+    (
+        lambda tf: tf.image.random_flip_left_right(tf.ones([2])),
+        "ValueError",
+        r"'image' \(shape \(2,\)\) must be at least three-dimensional\.",
+    ),
+    (
+        lambda tf: tf.image.central_crop(IM(tf), 0.0),
+        "ValueError",
+        r"central_fraction must be within \(0, 1\]",
+    ),
+    (
+        lambda tf: tf.image.central_crop(IM(tf), 1.5),
+        "ValueError",
+        r"central_fraction must be within \(0, 1\]",
+    ),
+    (
+        lambda tf: tf.image.central_crop(tf.ones([2, 2]), 0.5),
+        "ValueError",
+        r"'image' \(shape \(2, 2\)\) must be at least three-dimensional\.",
+    ),
+    (
+        lambda tf: tf.image.per_image_standardization(tf.ones([2, 2])),
+        "ValueError",
+        r"'image' \(shape \(2, 2\)\) must be at least three-dimensional\.",
+    ),
+    (
+        lambda tf: tf.image.rgb_to_grayscale(tf.ones([2, 2, 4])),
+        IAE,
+        r"Matrix size-incompatible: In\[0\]: \[4,4\], In\[1\]: \[3,1\]",
+    ),
+    (
+        lambda tf: tf.image.grayscale_to_rgb(tf.ones([2, 2, 3])),
+        "ValueError",
+        r"Last dimension of a grayscale image should be size 1\.",
+    ),
+    (
+        lambda tf: tf.image.grayscale_to_rgb(tf.ones([2])),
+        "ValueError",
+        r"A grayscale image \(shape \(2,\)\) must be at least two-dimensional\.",
+    ),
+    (
+        lambda tf: tf.image.adjust_contrast(tf.ones([2, 3]), 2.0),
+        IAE,
+        r"input must be at least 3-D, got shape\[2,3\]",
+    ),
+    (
+        lambda tf: tf.image.crop_to_bounding_box(IM(tf), -1, 0, 2, 2),
+        "ValueError",
+        r"offset_height must be >= 0\.",
+    ),
+    (
+        lambda tf: tf.image.crop_to_bounding_box(IM(tf), 0, -1, 2, 2),
+        "ValueError",
+        r"offset_width must be >= 0\.",
+    ),
+    (
+        lambda tf: tf.image.crop_to_bounding_box(IM(tf), 0, 0, 0, 2),
+        "ValueError",
+        r"target_height must be > 0\.",
+    ),
+    (
+        lambda tf: tf.image.crop_to_bounding_box(IM(tf), 0, 0, 2, 0),
+        "ValueError",
+        r"target_width must be > 0\.",
+    ),
+    (
+        lambda tf: tf.image.crop_to_bounding_box(IM(tf), 3, 0, 2, 2),
+        "ValueError",
+        r"height must be >= target \+ offset\.",
+    ),
+    (
+        lambda tf: tf.image.crop_to_bounding_box(IM(tf), 0, 4, 2, 2),
+        "ValueError",
+        r"width must be >= target \+ offset\.",
+    ),
+    (
+        lambda tf: tf.image.crop_to_bounding_box(tf.ones([2, 2]), 0, 0, 1, 1),
+        "ValueError",
+        r"'image' \(shape \(2, 2\)\) must have either 3 or 4 dimensions\.",
+    ),
+    (
+        lambda tf: tf.image.pad_to_bounding_box(IM(tf), -1, 0, 6, 6),
+        "ValueError",
+        r"offset_height must be >= 0",
+    ),
+    (
+        lambda tf: tf.image.pad_to_bounding_box(IM(tf), 0, -1, 6, 6),
+        "ValueError",
+        r"offset_width must be >= 0",
+    ),
+    (
+        lambda tf: tf.image.pad_to_bounding_box(IM(tf), 0, 0, 3, 6),
+        "ValueError",
+        r"height must be <= target - offset",
+    ),
+    (
+        lambda tf: tf.image.pad_to_bounding_box(IM(tf), 0, 0, 6, 3),
+        "ValueError",
+        r"width must be <= target - offset",
+    ),
+    (
+        lambda tf: tf.image.pad_to_bounding_box(tf.ones([2, 2]), 0, 0, 3, 3),
+        "ValueError",
+        r"'image' \(shape \(2, 2\)\) must have either 3 or 4 dimensions\.",
+    ),
+    (
+        lambda tf: tf.image.resize_with_crop_or_pad(IM(tf), 0, 3),
+        "ValueError",
+        r"target_height must be > 0\.",
+    ),
+    (
+        lambda tf: tf.image.resize_with_crop_or_pad(IM(tf), 3, 0),
+        "ValueError",
+        r"target_width must be > 0\.",
+    ),
+    (
+        lambda tf: tf.image.convert_image_dtype(tf.ones([2], tf.bool), tf.float32),
+        "AttributeError",
+        r"image dtype must be either floating point or integer",
+    ),
+    (
+        lambda tf: tf.image.convert_image_dtype(IM(tf), tf.bool),
+        "AttributeError",
+        r"dtype must be either floating point or integer",
+    ),
+]
+
+
+@pytest.mark.parametrize("fn, error, message", ERRORS)
+def test_errors_match_tf(fn, error, message):
+    check_error(fn, error, message)
