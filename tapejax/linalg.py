@@ -17,6 +17,7 @@ from tapejax._src.ops.linalg_ops import (
     trace,
 )
 from tapejax._src.ops.norm_ops import global_norm, norm, normalize
+from tapejax._src.ops.reduction_ops import l2_normalize  # tf.linalg's is tf.math's
 from tapejax._src.ops.solver_ops import (
     cholesky_solve,
     det,
@@ -46,6 +47,7 @@ __all__ = [
     "eye",
     "global_norm",
     "inv",
+    "l2_normalize",
     "logdet",
     "lstsq",
     "matmul",

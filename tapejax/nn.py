@@ -65,9 +65,18 @@ from tapejax._src.ops.pool_ops import (
     pool,
 )
 from tapejax._src.ops.random_ops import dropout
-from tapejax._src.ops.reduction_ops import l2_normalize  # tf.nn's is tf.math's
+from tapejax._src.ops.reduction_ops import (  # tf.nn's are tf.math's
+    approx_max_k,
+    approx_min_k,
+    in_top_k,
+    l2_normalize,
+    top_k,
+    zero_fraction,
+)
 
 __all__ = [
+    "approx_max_k",
+    "approx_min_k",
     "atrous_conv2d",
     "avg_pool",
     "avg_pool1d",
@@ -91,6 +100,7 @@ __all__ = [
     "elu",
     "embedding_lookup",
     "gelu",
+    "in_top_k",
     "l2_loss",
     "l2_normalize",
     "leaky_relu",
@@ -121,8 +131,10 @@ __all__ = [
     "sufficient_statistics",
     "swish",
     "tanh",
+    "top_k",
     "weighted_cross_entropy_with_logits",
     "weighted_moments",
+    "zero_fraction",
 ]
 
 # Names of this namespace that TF also exports at top level and that tapejax's

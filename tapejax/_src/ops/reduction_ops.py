@@ -1,22 +1,34 @@
-"""Reductions (``reduce_*``, ``argmax``/``argmin``) with TF's axis rules and dtypes."""
+"""Reductions (``reduce_*``, moments and norms, ``argmax``/``argmin``, ``count_nonzero``),
+cumulative scans (``cumsum``, ``cumprod``, ``cumulative_logsumexp``) and ``top_k``, with
+TF's axis rules, dtypes and errors.
+
+``cumprod``'s gradient is TF's (``div_no_nan`` by the input: 0 where an input is 0), as
+a ``jax.custom_jvp``; the others are JAX's derivatives, which equal TF's.
+"""
 
 from __future__ import annotations
+
+import collections
+import functools
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes
+from ..conversion import canonical_np_dtype, convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
+from . import tf_rules
 from ._helpers import (
+    TF_ALLOWED,
     axis_ints,
     normalize_axis,
     require,
     tf_type_name,
     to_tensor,
 )
-from .math_ops import NUMERIC
+from .math_ops import NUMERIC, sqrt
 
 # -- reductions -----------------------------------------------------------------------------
 
@@ -129,3 +141,400 @@ def _arg_reduction(tf_name: str, fn):
 
 argmax = _arg_reduction("ArgMax", lambda x, *, axis, dtype: jnp.argmax(x, axis=axis).astype(dtype))
 argmin = _arg_reduction("ArgMin", lambda x, *, axis, dtype: jnp.argmin(x, axis=axis).astype(dtype))
+
+
+def _narrowed(out_dt) -> np.dtype:
+    """An int64 result as int32 when JAX's x64 mode is off (every count and index fits)."""
+    narrow = out_dt._np.itemsize == 8 and out_dt.is_integer and not jax.config.jax_enable_x64
+    return np.dtype(np.int32) if narrow else canonical_np_dtype(out_dt._np)
+
+
+# -- moments and norms ----------------------------------------------------------------------
+
+TF_ALLOWED.update(
+    {
+        "EuclideanNorm": TF_ALLOWED["Sum"],
+        "Cumsum": TF_ALLOWED["Sum"],
+        "Cumprod": TF_ALLOWED["Sum"],
+        "CumulativeLogsumexp": "bfloat16, half, float, double",
+        "ApproxTopK": "half, bfloat16, float",
+        "TopKV2": (
+            "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64"
+        ),
+    }
+)
+
+
+def _variance_fn(x, *, axis, keepdims):
+    d = x - jnp.mean(x, axis=axis, keepdims=True)
+    squared = (jnp.conj(d) * d).real if jnp.iscomplexobj(d) else d * d
+    return jnp.mean(squared, axis=axis, keepdims=keepdims)
+
+
+_variance_op = Op("ReduceVariance", _variance_fn)
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The variance over ``axis`` (``tf.math.reduce_variance``); of a complex tensor, a real one.
+
+    As TF: the mean of ``|x - mean(x)|**2`` (divisor N); an integer input is a TypeError.
+    """
+    x = to_tensor(input_tensor)
+    require(x, NUMERIC, "Mean")
+    if x._value.dtype.kind in "iu":
+        raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.")
+    ax = normalize_axis(axis, x._value.ndim, "Mean")
+    return apply(_variance_op, (x,), (("axis", ax), ("keepdims", bool(keepdims))))
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The standard deviation over ``axis``: ``sqrt(reduce_variance)``, as ``tf.math.reduce_std``.
+
+    The gradient is TF's: NaN where the variance is 0 (the square root's kink).
+    """
+    return sqrt(reduce_variance(input_tensor, axis, keepdims))
+
+
+def _euclidean_norm_fn(x, *, axis, keepdims):
+    if x.dtype.kind in "iu":
+        # TF's integer kernel: the square root of the integer sum of squares, truncated.
+        total = jnp.sum(x * x, axis=axis, keepdims=keepdims)
+        return jnp.sqrt(total.astype(jnp.float32)).astype(x.dtype)
+    return jnp.sqrt(jnp.sum(x * jnp.conj(x), axis=axis, keepdims=keepdims))
+
+
+reduce_euclidean_norm = _reduction("EuclideanNorm", _euclidean_norm_fn)
+reduce_euclidean_norm.__name__ = "reduce_euclidean_norm"
+
+
+def _l2_normalize_fn(x, *, axis, epsilon):
+    squares = (x * jnp.conj(x)).real if jnp.iscomplexobj(x) else x * x
+    square_sum = jnp.sum(squares, axis=axis, keepdims=True)
+    eps = jnp.asarray(epsilon, square_sum.dtype)
+    # TF's Maximum gradient: a tie (a zero vector with epsilon 0) goes to the sum.
+    return x * jax.lax.rsqrt(tf_rules.maximum(square_sum, eps))
+
+
+_l2_normalize_op = Op("L2Normalize", _l2_normalize_fn)
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """``x / sqrt(max(sum(x**2, axis), epsilon))`` (``tf.math.l2_normalize``, ``tf.nn``'s too).
+
+    ``dim`` is TF's deprecated name for ``axis``.
+    """
+    if dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'dim' and 'axis'.")
+        axis = dim
+    x = to_tensor(x)
+    if x._value.dtype.kind not in "fc":
+        raise TypeError(f"Cannot convert {epsilon!r} to EagerTensor of dtype {x.dtype.name}")
+    ax = normalize_axis(axis, x._value.ndim, "Sum")
+    return apply(_l2_normalize_op, (x,), (("axis", ax), ("epsilon", float(epsilon))))
+
+
+def _count_nonzero_fn(x, *, axis, keepdims, dtype):
+    return jnp.sum(x != 0, axis=axis, keepdims=keepdims, dtype=jnp.int32).astype(dtype)
+
+
+_count_nonzero_op = Op("CountNonzero", _count_nonzero_fn, differentiable=False)
+
+
+def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None):  # noqa: A002
+    """The number of nonzero elements over ``axis`` (``tf.math.count_nonzero``), not differentiable.
+
+    int64 as in TF when JAX's x64 mode is on, else int32.
+    """
+    x = to_tensor(input)
+    ax = normalize_axis(axis, x._value.ndim, "Sum")
+    static = (
+        ("axis", ax),
+        ("keepdims", bool(keepdims)),
+        ("dtype", _narrowed(dtypes.as_dtype(dtype))),
+    )
+    return apply(_count_nonzero_op, (x,), static)
+
+
+_zero_fraction_op = Op(
+    "ZeroFraction", lambda x: jnp.mean(x == 0, dtype=jnp.float32), differentiable=False
+)
+
+
+def zero_fraction(value, name=None):
+    """The fraction of zeros in ``value``, as float32 (``tf.math.zero_fraction``)."""
+    return apply(_zero_fraction_op, (to_tensor(value),))
+
+
+# -- cumulative ops -------------------------------------------------------------------------
+
+
+def _shifted(out, axis: int, reverse: bool, fill):
+    """``out`` moved one step along ``axis`` in the scan direction: the exclusive scan."""
+    n = out.shape[axis]
+    pad = jnp.full_like(jax.lax.slice_in_dim(out, 0, min(n, 1), axis=axis), fill)
+    if reverse:
+        return jnp.concatenate([jax.lax.slice_in_dim(out, 1, n, axis=axis), pad], axis=axis)
+    return jnp.concatenate([pad, jax.lax.slice_in_dim(out, 0, max(n - 1, 0), axis=axis)], axis=axis)
+
+
+def _scan(lax_scan, fill):
+    def fn(x, *, axis, exclusive, reverse):
+        out = lax_scan(x, axis=axis, reverse=reverse)
+        return _shifted(out, axis, reverse, fill) if exclusive else out
+
+    return fn
+
+
+_cumsum_fn = _scan(jax.lax.cumsum, 0)
+_plain_cumprod = _scan(jax.lax.cumprod, 1)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
+def _float_cumprod(x, axis, exclusive, reverse):
+    return _plain_cumprod(x, axis=axis, exclusive=exclusive, reverse=reverse)
+
+
+@_float_cumprod.defjvp
+def _float_cumprod_jvp(axis, exclusive, reverse, primals, tangents):
+    # TF's _CumprodGrad: div_no_nan(cumsum(prod * g, reversed), x): zero where x == 0 (the
+    # true derivative there is the product of the others; JAX's is exact).
+    (x,), (t,) = primals, tangents
+    # For a complex input TF's rule does not conjugate (unlike its usual convention, which
+    # lowering implements): the conjugates here cancel lowering's.
+    prod = _float_cumprod(x, axis, exclusive, reverse)
+    safe = jnp.where(x == 0, jnp.ones_like(x), jnp.conj(x))
+    ratio = jnp.where(x == 0, jnp.zeros_like(t), t / safe)
+    scan = _cumsum_fn(ratio, axis=axis, exclusive=exclusive, reverse=reverse)
+    return prod, jnp.conj(prod) * scan
+
+
+def _cumprod_fn(x, *, axis, exclusive, reverse):
+    if x.dtype.kind in "fc" or x.dtype == dtypes.bfloat16._np:
+        return _float_cumprod(x, axis, exclusive, reverse)
+    return _plain_cumprod(x, axis=axis, exclusive=exclusive, reverse=reverse)
+
+
+_cumlse_fn = _scan(jax.lax.cumlogsumexp, -np.inf)
+
+
+def _cumulative(tf_name: str, fn, kinds: str):
+    op = Op(tf_name, fn)
+
+    def public(x, axis=0, exclusive=False, reverse=False, name=None):
+        x = to_tensor(x)
+        require(x, kinds, tf_name)
+        if isinstance(axis, (list, tuple)) or np.ndim(axis) != 0:
+            shown = ",".join(map(str, np.shape(axis)))
+            raise InvalidArgumentError(
+                None, None, f"ScanOp: axis must be a scalar, not [{shown}] [Op:{tf_name}]"
+            )
+        (ax,) = axis_ints(axis)
+        n = x._value.ndim
+        if not -n <= ax < n:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"ScanOp: Expected scan axis in the range [{-n}, {n}), but got {ax} [Op:{tf_name}]",
+            )
+        static = (("axis", ax % n), ("exclusive", bool(exclusive)), ("reverse", bool(reverse)))
+        return apply(op, (x,), static)
+
+    public.op = op
+    return public
+
+
+cumsum = _cumulative("Cumsum", _cumsum_fn, NUMERIC)
+cumsum.__name__ = "cumsum"
+cumsum.__doc__ = """Cumulative sum along ``axis`` (``tf.math.cumsum``).
+
+    ``exclusive`` leaves out each element itself (the first output is 0); ``reverse`` sums
+    from the end.
+    """
+cumprod = _cumulative("Cumprod", _cumprod_fn, NUMERIC)
+cumprod.__name__ = "cumprod"
+cumprod.__doc__ = """Cumulative product along ``axis`` (``tf.math.cumprod``).
+
+    .. warning:: TF's gradient, not the exact one, where an input is 0: TF divides by the
+       input with ``div_no_nan``, so the gradient is 0 there.
+    """
+cumulative_logsumexp = _cumulative("CumulativeLogsumexp", _cumlse_fn, "f")
+cumulative_logsumexp.__name__ = "cumulative_logsumexp"
+cumulative_logsumexp.__doc__ = """``log(cumsum(exp(x)))`` computed stably (``tf.math.cumulative_logsumexp``).
+
+    ``exclusive``: the first output is ``-inf`` (the log of an empty sum).
+    """
+
+# -- top_k and in_top_k ---------------------------------------------------------------------
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+def _top_k_fn(x, *, k, dtype):
+    # lax.top_k breaks ties by the lower index first, as TF's kernel does.
+    values, indices = jax.lax.top_k(x, k)
+    return values, indices.astype(dtype)
+
+
+_top_k_op = Op("TopKV2", _top_k_fn, multiple_outputs=True)
+
+
+def _scalar_int(v) -> int:
+    (i,) = axis_ints(v)
+    return i
+
+
+def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002
+    """The ``k`` largest entries of the last axis and their indices (``tf.math.top_k``).
+
+    Returns ``TopKV2(values, indices)``. Ties go to the lower index first, as TF; the
+    gradient flows to the selected entries. ``index_type`` int64 is int32 unless JAX's
+    x64 mode is on.
+
+    .. warning:: ``sorted=False`` returns the entries sorted too (TF's CPU kernel returns
+       them in an unspecified order).
+    """
+    x = to_tensor(input)
+    require(x, "fiu", "TopKV2")
+    out_dt = dtypes.as_dtype(index_type)
+    if tf_type_name(out_dt) not in ("int16", "int32", "int64"):
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'index_type' of {tf_type_name(out_dt)} is not in the list of allowed "
+            "values: int16, int32, int64 [Op:TopKV2]",
+        )
+    k = _scalar_int(k)
+    shape = x._value.shape
+    if not shape:
+        raise InvalidArgumentError(None, None, "input must be >= 1-D, got shape [] [Op:TopKV2]")
+    if k < 0:
+        raise InvalidArgumentError(None, None, f"Need k >= 0, got {k} [Op:TopKV2]")
+    if shape[-1] < k:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"input must have at least k columns. Had {shape[-1]}, needed {k} [Op:TopKV2]",
+        )
+    values, indices = apply(_top_k_op, (x,), (("k", k), ("dtype", _narrowed(out_dt))))
+    return TopKV2(values, indices)
+
+
+def _in_top_k_fn(targets, predictions, *, k):
+    n = predictions.shape[1]
+    in_range = (targets >= 0) & (targets < n)
+    safe = jnp.where(in_range, targets, 0).astype(jnp.int32)
+    target_pred = jnp.take_along_axis(predictions, safe[:, None], axis=1)
+    more = jnp.sum(predictions > target_pred, axis=1)
+    finite = jnp.all(jnp.isfinite(predictions), axis=1)
+    # TF's kernel: out of range, or any non-finite prediction in the row, is False.
+    return in_range & finite & (more < k)
+
+
+_in_top_k_op = Op("InTopKV2", _in_top_k_fn, differentiable=False)
+
+
+def in_top_k(targets, predictions, k, name=None):
+    """Whether each target's prediction is among the ``k`` largest of its row (``tf.math.in_top_k``).
+
+    Ties at the boundary count as in, as TF; a row with a non-finite prediction gives False.
+    """
+    t = to_tensor(targets)
+    if tf_type_name(t._value.dtype) not in ("int32", "int64"):
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'T' of {tf_type_name(t._value.dtype)} is not in the list of allowed "
+            "values: int32, int64 [Op:InTopKV2]",
+        )
+    p = convert_to_tensor(predictions, dtype=dtypes.float32)
+    if p._value.ndim != 2:
+        raise InvalidArgumentError(
+            None, None, f"predictions must be 2-dimensional, got {p._value.ndim} [Op:InTopKV2]"
+        )
+    if t._value.ndim != 1:
+        raise InvalidArgumentError(
+            None, None, f"targets must be 1-dimensional, got {t._value.ndim} [Op:InTopKV2]"
+        )
+    if p._value.shape[0] != t._value.shape[0]:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"First dimension of predictions {p._value.shape[0]} must match length of targets "
+            f"{t._value.shape[0]} [Op:InTopKV2]",
+        )
+    return apply(_in_top_k_op, (t, p), (("k", _scalar_int(k)),))
+
+
+# -- approximate top-k (exact on CPU, as TF's CPU kernel) -----------------------------------
+
+ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
+
+
+def _approx_top_k_fn(x, *, k, axis, recall_target, size_override, aggregate, largest):
+    search = jax.lax.approx_max_k if largest else jax.lax.approx_min_k
+    return tuple(
+        search(
+            x,
+            k,
+            reduction_dimension=axis,
+            recall_target=recall_target,
+            reduction_input_size_override=size_override,
+            aggregate_to_topk=aggregate,
+        )
+    )
+
+
+_approx_top_k_op = Op("ApproxTopK", _approx_top_k_fn, multiple_outputs=True)
+
+
+def _approx_top_k(largest: bool):
+    def public(
+        operand,
+        k,
+        reduction_dimension=-1,
+        recall_target=0.95,
+        reduction_input_size_override=-1,
+        aggregate_to_topk=True,
+        name=None,
+    ):
+        x = to_tensor(operand)
+        require(x, "f", "ApproxTopK")
+        n = x._value.ndim
+        (axis,) = axis_ints(reduction_dimension)
+        if not -n <= axis < n:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"reduction_dimension {axis} is out of range for an operand of rank {n} "
+                "[Op:ApproxTopK]",
+            )
+        k = _scalar_int(k)
+        if not 0 < k <= x._value.shape[axis]:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"k must be in (0, {x._value.shape[axis]}], got {k} [Op:ApproxTopK]",
+            )
+        static = (
+            ("k", k),
+            ("axis", axis % n),
+            ("recall_target", float(recall_target)),
+            ("size_override", int(reduction_input_size_override)),
+            ("aggregate", bool(aggregate_to_topk)),
+            ("largest", largest),
+        )
+        values, indices = apply(_approx_top_k_op, (x,), static)
+        return ApproxTopK(values, indices)
+
+    public.__name__ = "approx_max_k" if largest else "approx_min_k"
+    public.__doc__ = (
+        f"The ``k`` {'largest' if largest else 'smallest'} entries along ``reduction_dimension`` "
+        f"and their indices (``tf.math.{public.__name__}``).\n\n"
+        "    Approximate on TPU; exact elsewhere, as TF's CPU kernel (ties: lower index first)."
+    )
+    return public
+
+
+approx_max_k = _approx_top_k(True)
+approx_min_k = _approx_top_k(False)
