@@ -272,18 +272,12 @@ def _custom_call(f, named, key, args):
     traced = any(isinstance(t._value, jax.core.Tracer) for t in tensors)
     if _grad_fn_state.depth and not recs:
         # Inside another custom gradient's grad_fn, which a derivative program is tracing.
-        if any(_being_differentiated(t._value) for t in tensors):
-            # TF would record this call on the enclosing tape and use its rule for the
-            # second derivative (the "first_order_custom" pattern of TF's docstring).
-            raise NotImplementedError(
-                "A @custom_gradient function called inside another custom gradient's grad_fn, "
-                "on inputs that an enclosing tape differentiates, is not supported by tapejax "
-                "(TF uses the inner rule as the second-order gradient). Write the second "
-                "derivative as ops in grad_fn instead, or compute it with nested tapes."
-            )
-        # Its inputs are not differentiated further (TF would not record it): its forward
+        # Inputs that an enclosing derivative differentiates (TF's "first_order_custom"
+        # pattern): the call is this op's custom_vjp applied to the traced values, so
+        # JAX uses its rule for the next order, as TF's enclosing tape does. Otherwise
+        # its inputs are not differentiated further (TF would not record it): its forward
         # ops are simply part of grad_fn.
-        traced = False
+        traced = any(_being_differentiated(t._value) for t in tensors)
     if not recs and not traced:
         result, _ = f(*args)
         return result
