@@ -389,3 +389,106 @@ def test_copy():
     assert c is not v and c.name == "dc:0" and c.numpy().tolist() == [1.0, 2.0]
     c.assign([0.0, 0.0])
     assert v.numpy().tolist() == [1.0, 2.0]
+
+
+# -- library_variable: tapejax's own state ---------------------------------------------------
+
+
+def test_library_variable_is_a_non_trainable_variable_named_in_the_scope():
+    from tapejax._src.variables import library_variable
+
+    v = library_variable(np.array([1, 2], np.uint32), "rng_state")
+    with tf.name_scope("outer"):
+        w = library_variable(0.5, "s")
+    assert isinstance(v, tf.Variable) and not v.trainable and not w.trainable
+    assert (v.name, w.name) == ("rng_state:0", "outer/s:0")
+    assert_tensor(v.read_value(), [1, 2], tf.uint32)
+    assert_tensor(w.read_value(), 0.5, tf.float32)
+
+
+def test_library_variable_runs_no_creation_hook_but_ordinary_ones_still_do():
+    from tapejax._src import variables
+    from tapejax._src.variables import library_variable
+
+    seen = []
+    variables._creation_hooks.append(seen.append)
+    try:
+        library_variable(0.0, "lib")
+        # A callable's own Variables are the caller's, made before the library's one.
+        library_variable(lambda: tf.Variable(1.0, name="by_callable").numpy(), "lib2")
+        with pytest.raises(ValueError):
+            library_variable(None, "no_value")
+        tf.Variable(0.0, name="after")
+    finally:
+        variables._creation_hooks.remove(seen.append)
+    assert [v.name for v in seen] == ["by_callable:0", "after:0"]
+
+
+def test_library_variable_made_during_a_jax_trace_holds_a_concrete_value():
+    import jax
+
+    from tapejax._src.variables import library_variable
+
+    made = []
+
+    @jax.jit
+    def f(x):
+        made.append(library_variable(np.float32(3.0), "in_trace"))
+        return x
+
+    f(1.0)
+    assert not isinstance(made[0]._value, jax.core.Tracer)
+    assert float(made[0]) == 3.0
+
+
+def test_library_variable_refuses_a_traced_initial_value():
+    import jax
+
+    from tapejax._src.variables import library_variable
+
+    for wrap in (lambda x: x, tf.convert_to_tensor):
+        with pytest.raises(ValueError, match="needs a concrete initial value"):
+            jax.jit(lambda x, wrap=wrap: library_variable(wrap(x), "bad").read_value())(1.0)
+
+
+def test_library_variable_made_in_a_later_trace_of_a_function_is_carried_as_state():
+    from tapejax._src.variables import library_variable
+
+    def counting_step(make):
+        state, calls = {}, [0]
+
+        @tf.function
+        def step(x):
+            calls[0] += 1
+            if calls[0] >= 2 and "v" not in state:  # first made in the trace of call 2
+                state["v"] = make()
+            if "v" in state:
+                state["v"].assign_add(x)
+            return 2.0 * x
+
+        return step, state
+
+    step, state = counting_step(lambda: library_variable(np.float32(0.0), "counter"))
+    for _ in range(4):
+        assert float(step(tf.constant(1.0))) == 2.0
+    # Calls 2, 3 and 4 each added 1: written back, never baked in as a constant.
+    assert float(state["v"]) == 3.0
+    # One trace met the new Variable and started over with it bound; no trace since.
+    assert step.experimental_get_tracing_count() == 2
+    # A user Variable made there is refused, as TF does.
+    step, _ = counting_step(lambda: tf.Variable(0.0))
+    step(tf.constant(1.0))
+    with pytest.raises(ValueError, match="singleton tf.Variables created on the first call"):
+        step(tf.constant(1.0))
+
+
+def test_library_variable_is_not_adopted_by_a_strategy_scope():
+    import tapejax.distribute  # noqa: F401
+    from tapejax._src.distribute import placement
+    from tapejax._src.variables import library_variable
+
+    with tf.distribute.MirroredStrategy().scope():
+        user = tf.Variable(1.0)
+        lib = library_variable(np.float32(1.0), "lib")
+    assert placement.sharding_of(user) is not None
+    assert placement.sharding_of(lib) is None

@@ -52,6 +52,15 @@ _scopes = _Scopes()
 _creation_hooks: list = []
 
 
+class _Creation(threading.local):
+    def __init__(self):
+        # True while ``library_variable`` makes its Variable: no creation hook runs.
+        self.by_library = False
+
+
+_creation = _Creation()
+
+
 class name_scope:  # noqa: N801 - TF's name
     """A context manager that prefixes the names of Variables created inside (``tf.name_scope``).
 
@@ -189,8 +198,9 @@ class Variable:
         self._synchronization = synchronization
         self._aggregation = aggregation
         self._name = _scoped("Variable" if name is None else name) + ":0"
-        for hook in tuple(_creation_hooks):
-            hook(self)
+        if not _creation.by_library:
+            for hook in tuple(_creation_hooks):
+                hook(self)
 
     # -- reads -------------------------------------------------------------------------
 
@@ -379,6 +389,56 @@ class Variable:
         v = Variable(np.array(self._value), trainable=self._trainable, name=self._name[:-2])
         v._shape = self._shape
         return v
+
+
+def library_variable(value, name: str) -> Variable:
+    """A non-trainable Variable holding tapejax's own state (a random stream's key).
+
+    It is ``Variable(value, trainable=False, name=name)``, made wherever the library
+    needs it:
+
+    - no creation hook runs. ``tapejax.function`` does not refuse it in a trace after
+      the first call (its first read there makes the trace start over with it bound, as
+      for any Variable met late, so later calls carry it as state, never as a constant);
+      a control-flow body does not refuse it; and no ``MirroredStrategy`` scope adopts
+      it: library state is shared by every strategy and by code outside them, so pinning
+      it to the mesh of whichever scope happened to be open would make its placement
+      depend on call order.
+    - its value is concrete even when it is made during a JAX trace.
+
+    Args:
+      value: the initial value: concrete (a NumPy array, a Python number, a
+        ``jax.Array``, an eager Tensor), or a callable returning one.
+      name: the name, inside the current name scope as a Variable's.
+
+    Returns:
+      The new Variable.
+
+    Raises:
+      ValueError: ``value`` is traced (library state must not capture a tracer).
+
+    Example:
+        >>> import numpy as np
+        >>> from tapejax._src.variables import library_variable
+        >>> v = library_variable(np.zeros(2, np.uint32), "rng_state")
+        >>> v.trainable, v.name
+        (False, 'rng_state:0')
+    """
+    if callable(value):  # outside the flag: Variables it makes are ordinary ones
+        value = value()
+    raw = value if isinstance(value, jax.core.Tracer) else getattr(value, "_value", value)
+    if isinstance(raw, jax.core.Tracer):
+        raise ValueError(
+            f"library_variable {name!r} needs a concrete initial value, got a traced one: "
+            "make it from a NumPy array or Python number, not from a value computed in the "
+            "trace."
+        )
+    _creation.by_library = True
+    try:
+        with jax.ensure_compile_time_eval():
+            return Variable(value, trainable=False, name=name)
+    finally:
+        _creation.by_library = False
 
 
 class _VariableRef:
