@@ -85,7 +85,6 @@ from tapejax._src.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's 
 from tapejax._src.ops.math_ops import (
     abs,  # noqa: A004 - TF's name
     add,
-    add_n,
     cast,
     clip_by_value,
     cos,
@@ -131,6 +130,7 @@ from tapejax._src.ops.reduction_ops import (
     reduce_sum,
 )
 from tapejax._src.ops.selection_ops import gather, where
+from tapejax._src.ops.sequence_ops import add_n
 from tapejax._src.ops.sort_ops import argsort, searchsorted, sort, unique, unique_with_counts
 from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.tape import GradientTape, UnconnectedGradients
@@ -155,6 +155,7 @@ def __getattr__(name):
 
         return importlib.import_module("tapejax.keras")
     raise AttributeError(f"module 'tapejax' has no attribute {name!r}")
+
 
 NoGradient = NotDifferentiable = no_gradient
 

@@ -65,14 +65,8 @@ from tapejax._src.ops.pool_ops import (
     pool,
 )
 from tapejax._src.ops.random_ops import dropout
-from tapejax._src.ops.reduction_ops import (  # tf.nn's are tf.math's
-    approx_max_k,
-    approx_min_k,
-    in_top_k,
-    l2_normalize,
-    top_k,
-    zero_fraction,
-)
+from tapejax._src.ops.reduction_ops import l2_normalize, zero_fraction  # tf.nn's are tf.math's
+from tapejax._src.ops.top_k_ops import approx_max_k, approx_min_k, in_top_k, top_k  # tf.math's
 
 __all__ = [
     "approx_max_k",

@@ -1,6 +1,7 @@
-"""Reductions (``reduce_*``, moments and norms, ``argmax``/``argmin``, ``count_nonzero``),
-cumulative scans (``cumsum``, ``cumprod``, ``cumulative_logsumexp``) and ``top_k``, with
-TF's axis rules, dtypes and errors.
+"""Reductions (``reduce_*``, moments and norms, ``argmax``/``argmin``, ``count_nonzero``)
+and cumulative scans (``cumsum``, ``cumprod``, ``cumulative_logsumexp``), with TF's axis
+rules, dtypes and errors. (``top_k`` and its kin are in ``top_k_ops``; their names stay
+importable from here.)
 
 ``cumprod``'s gradient is TF's (``div_no_nan`` by the input: 0 where an input is 0), as
 a ``jax.custom_jvp``; the others are JAX's derivatives, which equal TF's.
@@ -8,15 +9,15 @@ a ``jax.custom_jvp``; the others are JAX's derivatives, which equal TF's.
 
 from __future__ import annotations
 
-import collections
 import functools
+import importlib
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes
-from ..conversion import canonical_np_dtype, convert_to_tensor
+from ..conversion import canonical_np_dtype
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from . import tf_rules
@@ -157,10 +158,6 @@ TF_ALLOWED.update(
         "Cumsum": TF_ALLOWED["Sum"],
         "Cumprod": TF_ALLOWED["Sum"],
         "CumulativeLogsumexp": "bfloat16, half, float, double",
-        "ApproxTopK": "half, bfloat16, float",
-        "TopKV2": (
-            "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64"
-        ),
     }
 )
 
@@ -365,176 +362,24 @@ cumulative_logsumexp.__doc__ = """``log(cumsum(exp(x)))`` computed stably (``tf.
     ``exclusive``: the first output is ``-inf`` (the log of an empty sum).
     """
 
-# -- top_k and in_top_k ---------------------------------------------------------------------
 
-TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+# -- names of the module split from this one ---------------------------------------------
 
-
-def _top_k_fn(x, *, k, dtype):
-    # lax.top_k breaks ties by the lower index first, as TF's kernel does.
-    values, indices = jax.lax.top_k(x, k)
-    return values, indices.astype(dtype)
-
-
-_top_k_op = Op("TopKV2", _top_k_fn, multiple_outputs=True)
-
-
-def _scalar_int(v) -> int:
-    (i,) = axis_ints(v)
-    return i
-
-
-def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa: A002
-    """The ``k`` largest entries of the last axis and their indices (``tf.math.top_k``).
-
-    Returns ``TopKV2(values, indices)``. Ties go to the lower index first, as TF; the
-    gradient flows to the selected entries. ``index_type`` int64 is int32 unless JAX's
-    x64 mode is on.
-
-    .. warning:: ``sorted=False`` returns the entries sorted too (TF's CPU kernel returns
-       them in an unspecified order).
-    """
-    x = to_tensor(input)
-    require(x, "fiu", "TopKV2")
-    out_dt = dtypes.as_dtype(index_type)
-    if tf_type_name(out_dt) not in ("int16", "int32", "int64"):
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Value for attr 'index_type' of {tf_type_name(out_dt)} is not in the list of allowed "
-            "values: int16, int32, int64 [Op:TopKV2]",
-        )
-    k = _scalar_int(k)
-    shape = x._value.shape
-    if not shape:
-        raise InvalidArgumentError(None, None, "input must be >= 1-D, got shape [] [Op:TopKV2]")
-    if k < 0:
-        raise InvalidArgumentError(None, None, f"Need k >= 0, got {k} [Op:TopKV2]")
-    if shape[-1] < k:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"input must have at least k columns. Had {shape[-1]}, needed {k} [Op:TopKV2]",
-        )
-    values, indices = apply(_top_k_op, (x,), (("k", k), ("dtype", _narrowed(out_dt))))
-    return TopKV2(values, indices)
-
-
-def _in_top_k_fn(targets, predictions, *, k):
-    n = predictions.shape[1]
-    in_range = (targets >= 0) & (targets < n)
-    safe = jnp.where(in_range, targets, 0).astype(jnp.int32)
-    target_pred = jnp.take_along_axis(predictions, safe[:, None], axis=1)
-    more = jnp.sum(predictions > target_pred, axis=1)
-    finite = jnp.all(jnp.isfinite(predictions), axis=1)
-    # TF's kernel: out of range, or any non-finite prediction in the row, is False.
-    return in_range & finite & (more < k)
-
-
-_in_top_k_op = Op("InTopKV2", _in_top_k_fn, differentiable=False)
-
-
-def in_top_k(targets, predictions, k, name=None):
-    """Whether each target's prediction is among the ``k`` largest of its row (``tf.math.in_top_k``).
-
-    Ties at the boundary count as in, as TF; a row with a non-finite prediction gives False.
-    """
-    t = to_tensor(targets)
-    if tf_type_name(t._value.dtype) not in ("int32", "int64"):
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Value for attr 'T' of {tf_type_name(t._value.dtype)} is not in the list of allowed "
-            "values: int32, int64 [Op:InTopKV2]",
-        )
-    p = convert_to_tensor(predictions, dtype=dtypes.float32)
-    if p._value.ndim != 2:
-        raise InvalidArgumentError(
-            None, None, f"predictions must be 2-dimensional, got {p._value.ndim} [Op:InTopKV2]"
-        )
-    if t._value.ndim != 1:
-        raise InvalidArgumentError(
-            None, None, f"targets must be 1-dimensional, got {t._value.ndim} [Op:InTopKV2]"
-        )
-    if p._value.shape[0] != t._value.shape[0]:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"First dimension of predictions {p._value.shape[0]} must match length of targets "
-            f"{t._value.shape[0]} [Op:InTopKV2]",
-        )
-    return apply(_in_top_k_op, (t, p), (("k", _scalar_int(k)),))
-
-
-# -- approximate top-k (exact on CPU, as TF's CPU kernel) -----------------------------------
-
-ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
-
-
-def _approx_top_k_fn(x, *, k, axis, recall_target, size_override, aggregate, largest):
-    search = jax.lax.approx_max_k if largest else jax.lax.approx_min_k
-    return tuple(
-        search(
-            x,
-            k,
-            reduction_dimension=axis,
-            recall_target=recall_target,
-            reduction_input_size_override=size_override,
-            aggregate_to_topk=aggregate,
-        )
+# ``top_k_ops`` imports this module, so its names are looked up on first use, not imported.
+_MOVED_TO_TOP_K_OPS = frozenset(
+    (
+        "ApproxTopK",
+        "TopKV2",
+        "approx_max_k",
+        "approx_min_k",
+        "in_top_k",
+        "top_k",
     )
+)
 
 
-_approx_top_k_op = Op("ApproxTopK", _approx_top_k_fn, multiple_outputs=True)
-
-
-def _approx_top_k(largest: bool):
-    def public(
-        operand,
-        k,
-        reduction_dimension=-1,
-        recall_target=0.95,
-        reduction_input_size_override=-1,
-        aggregate_to_topk=True,
-        name=None,
-    ):
-        x = to_tensor(operand)
-        require(x, "f", "ApproxTopK")
-        n = x._value.ndim
-        (axis,) = axis_ints(reduction_dimension)
-        if not -n <= axis < n:
-            raise InvalidArgumentError(
-                None,
-                None,
-                f"reduction_dimension {axis} is out of range for an operand of rank {n} "
-                "[Op:ApproxTopK]",
-            )
-        k = _scalar_int(k)
-        if not 0 < k <= x._value.shape[axis]:
-            raise InvalidArgumentError(
-                None,
-                None,
-                f"k must be in (0, {x._value.shape[axis]}], got {k} [Op:ApproxTopK]",
-            )
-        static = (
-            ("k", k),
-            ("axis", axis % n),
-            ("recall_target", float(recall_target)),
-            ("size_override", int(reduction_input_size_override)),
-            ("aggregate", bool(aggregate_to_topk)),
-            ("largest", largest),
-        )
-        values, indices = apply(_approx_top_k_op, (x,), static)
-        return ApproxTopK(values, indices)
-
-    public.__name__ = "approx_max_k" if largest else "approx_min_k"
-    public.__doc__ = (
-        f"The ``k`` {'largest' if largest else 'smallest'} entries along ``reduction_dimension`` "
-        f"and their indices (``tf.math.{public.__name__}``).\n\n"
-        "    Approximate on TPU; exact elsewhere, as TF's CPU kernel (ties: lower index first)."
-    )
-    return public
-
-
-approx_max_k = _approx_top_k(True)
-approx_min_k = _approx_top_k(False)
+def __getattr__(name: str):
+    """A public name of ``top_k_ops``, still importable from here."""
+    if name not in _MOVED_TO_TOP_K_OPS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__package__}.top_k_ops"), name)
