@@ -26,3 +26,18 @@ def x64():
         yield
     finally:
         jax.config.update("jax_enable_x64", previous)
+
+
+@pytest.fixture(autouse=True)
+def _tensorflow_variable_scope_reset():
+    """TF's graph-mode ``while_loop`` sets a caching device on the global variable scope and
+    does not unset it when the loop body raises (as some error tests make it do); later
+    eager code that copies the scope (``tf.recompute_grad``) then fails with "Caching
+    devices is not yet supported". Each test starts from TF's default scope."""
+    yield
+    import sys
+
+    tf = sys.modules.get("tensorflow")
+    if tf is not None:
+        # set_caching_device() itself refuses to run eagerly: reset the attribute.
+        tf.compat.v1.get_variable_scope()._caching_device = None
