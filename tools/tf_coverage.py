@@ -104,6 +104,9 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
+    # `import tensorflow` imports Keras, which picks its backend once: tapejax.keras (which
+    # the tests name) needs JAX.
+    os.environ.setdefault("KERAS_BACKEND", "jax")
     import tensorflow as tf
 
     rows = coverage(tf)
