@@ -339,19 +339,7 @@ class Trainer:
     ):
         """Loss and metrics over NumPy data (Keras's ``evaluate``)."""
         self._require_compiled()
-        _check_arrays(x, "x")
-        batch_size = 32 if batch_size is None else int(batch_size)
-        verbose = 1 if verbose == "auto" else verbose
-        n = _num_samples(x)
-        n_steps = -(-n // batch_size)
-        cbks = keras.callbacks.CallbackList(
-            callbacks,
-            add_progbar=verbose != 0,
-            model=self,
-            verbose=verbose,
-            epochs=1,
-            steps=n_steps,
-        )
+        n, batch_size, n_steps, cbks = _one_pass(self, x, batch_size, verbose, callbacks)
         step_fn = self._compiled("_test_function", self.test_step)
         self.reset_metrics()
         cbks.on_test_begin()
@@ -368,19 +356,7 @@ class Trainer:
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """The model's outputs over NumPy data, batched, as NumPy arrays (Keras's ``predict``)."""
-        _check_arrays(x, "x")
-        batch_size = 32 if batch_size is None else int(batch_size)
-        verbose = 1 if verbose == "auto" else verbose
-        n = _num_samples(x)
-        n_steps = -(-n // batch_size)
-        cbks = keras.callbacks.CallbackList(
-            callbacks,
-            add_progbar=verbose != 0,
-            model=self,
-            verbose=verbose,
-            epochs=1,
-            steps=n_steps,
-        )
+        n, batch_size, n_steps, cbks = _one_pass(self, x, batch_size, verbose, callbacks)
         step_fn = self._compiled("_predict_function", self.predict_step)
         cbks.on_predict_begin()
         outputs = []
@@ -499,3 +475,22 @@ def _check_arrays(x, what):
 def _flat_logs(logs):
     values = list(logs.values())
     return values[0] if len(values) == 1 else values
+
+
+def _one_pass(model, x, batch_size, verbose, callbacks):
+    """``(samples, batch size, steps, callbacks)`` of one batched pass over ``x`` (evaluate,
+    predict): Keras's defaults, and its CallbackList with a progress bar unless silent."""
+    _check_arrays(x, "x")
+    batch_size = 32 if batch_size is None else int(batch_size)
+    verbose = 1 if verbose == "auto" else verbose
+    n = _num_samples(x)
+    n_steps = -(-n // batch_size)
+    cbks = keras.callbacks.CallbackList(
+        callbacks,
+        add_progbar=verbose != 0,
+        model=model,
+        verbose=verbose,
+        epochs=1,
+        steps=n_steps,
+    )
+    return n, batch_size, n_steps, cbks
