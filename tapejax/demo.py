@@ -33,7 +33,7 @@ def load_digits(seed=0):
     return images, digits.target.astype(np.int32), "scikit-learn's 8x8 digits"
 
 
-def main(epochs=5, batch_size=64, seed=0):
+def main(epochs=15, batch_size=64, seed=0):
     images, labels, source = load_digits(seed)
     order = np.random.default_rng(seed).permutation(len(labels))
     images, labels = images[order], labels[order]
