@@ -334,3 +334,41 @@ def check_error(fn, error, message):
 def grad_of(fw, fn, value):
     """``d fn(fw, x) / dx`` at ``value`` through ``fw.GradientTape`` (NumPy, or None)."""
     return _grad(fw, fn, value)
+
+
+# -- dtype acceptance: an op takes exactly the dtypes TF's op definition allows ------------
+
+# Exceptions by which TF (and tapejax, with TF's types) refuses a dtype.
+_REFUSALS = ("InvalidArgumentError", "NotFoundError", "UnimplementedError", "InternalError")
+
+
+def accepts(fw, fn, dtype) -> bool:
+    """Whether ``fn(fw, x)`` runs for a small ``x`` of ``dtype`` (a refusal is TF's
+    conversion TypeError/ValueError or one of TF's op errors)."""
+    x = (
+        fw.cast(fw.constant([1, 0, 1]), fw.as_dtype(dtype))
+        if dtype != "bool"
+        else fw.constant([True, False, True])
+    )
+    try:
+        fn(fw, x)
+    except (TypeError, ValueError):
+        return False
+    except Exception as e:  # noqa: BLE001 - TF's InvalidArgumentError / NotFoundError
+        if type(e).__name__ in _REFUSALS:
+            return False
+        raise
+    return True
+
+
+def check_dtype_acceptance(name, fn, dtypes, no_cpu_kernel=()):
+    """``fn`` accepts exactly the ``dtypes`` TF accepts (pairs in ``no_cpu_kernel``: TF's
+    op definition allows them but its CPU build has no kernel; not compared)."""
+    differ = []
+    for dtype in dtypes:
+        if (name, dtype) in no_cpu_kernel:
+            continue
+        want = accepts(tensorflow, fn, dtype)
+        if accepts(tapejax, fn, dtype) != want:
+            differ.append(f"{dtype} (TF {'accepts' if want else 'rejects'})")
+    assert not differ, f"{name}: tapejax disagrees with TF on {differ}"

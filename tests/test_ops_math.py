@@ -27,6 +27,7 @@ from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.
     binary,
     case_id,
     check_accepts_variables,
+    check_dtype_acceptance,
     check_error,
     check_pure_gradients,
     check_tape_gradients,
@@ -1219,37 +1220,8 @@ NO_CPU_KERNEL = {
 }
 
 
-def _accepts(fw, fn, dtype):
-    x = (
-        fw.cast(fw.constant([1, 2, 3]), fw.as_dtype(dtype))
-        if dtype != "bool"
-        else fw.constant([True, False, True])
-    )
-    try:
-        fn(fw, x)
-    except (TypeError, ValueError):
-        return False
-    except Exception as e:  # noqa: BLE001 - TF's InvalidArgumentError / NotFoundError
-        if type(e).__name__ in (
-            "InvalidArgumentError",
-            "NotFoundError",
-            "UnimplementedError",
-            "InternalError",
-        ):
-            return False
-        raise
-    return True
-
-
 @pytest.mark.slow
 @pytest.mark.filterwarnings("ignore:tapejax. a float64 value was requested")  # int32 / int32
 @pytest.mark.parametrize("name", list(ACCEPTANCE_OPS))
 def test_op_accepts_the_dtypes_tf_accepts(name):
-    differ = []
-    for dtype in ACCEPTANCE_DTYPES:
-        if (name, dtype) in NO_CPU_KERNEL:
-            continue
-        want = _accepts(tensorflow, ACCEPTANCE_OPS[name], dtype)
-        if _accepts(tapejax, ACCEPTANCE_OPS[name], dtype) != want:
-            differ.append(f"{dtype} (TF {'accepts' if want else 'rejects'})")
-    assert not differ, f"{name}: tapejax disagrees with TF on {differ}"
+    check_dtype_acceptance(name, ACCEPTANCE_OPS[name], ACCEPTANCE_DTYPES, NO_CPU_KERNEL)
