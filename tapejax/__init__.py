@@ -145,6 +145,7 @@ from tapejax._src.variables import (
 )
 
 newaxis = None
+to_jax = functionalize  # the interop issue's name for it
 
 
 def __getattr__(name):
@@ -310,6 +311,7 @@ __all__ = [
     "tensor_scatter_nd_sub",
     "tensor_scatter_nd_update",
     "tile",
+    "to_jax",
     "train",
     "transpose",
     "truediv",

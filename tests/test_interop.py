@@ -141,3 +141,18 @@ def test_converting_a_watched_tensor_to_raw_arrays_warns():
         np.asarray(tf.constant(1.0))  # nothing watches it: no warning
         with tf.GradientTape():
             np.asarray(x)  # this tape does not watch x
+
+
+def test_dlpack_export_is_zero_copy_and_to_jax_is_functionalize():
+    import jax.numpy as jnp
+
+    t = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    out = np.from_dlpack(t)
+    np.testing.assert_array_equal(out, [[1.0, 2.0], [3.0, 4.0]])
+    assert (
+        out.__array_interface__["data"][0]
+        == np.from_dlpack(t._value).__array_interface__["data"][0]
+    )
+    back = tf.convert_to_tensor(jnp.from_dlpack(t))
+    np.testing.assert_array_equal(back.numpy(), out)
+    assert tf.to_jax is tf.functionalize

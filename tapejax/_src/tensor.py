@@ -99,6 +99,15 @@ class Tensor:
             _warn_if_watched(self)
         return self._value
 
+    # DLPack (``np.from_dlpack(t)``, ``torch.from_dlpack(t)``): the JAX array's own, zero-copy.
+    def __dlpack__(self, *args, **kwargs):
+        if _recorders():
+            _warn_if_watched(self)
+        return self._value.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._value.__dlpack_device__()
+
     # -- Python protocol, as TF eager has it ----------------------------------------------
 
     def __bool__(self) -> bool:
