@@ -1,5 +1,6 @@
 """``tf.math``: elementwise math, reductions and comparisons."""
 
+from tapejax._src.ops.activation_ops import log_softmax, softmax, softplus, softsign
 from tapejax._src.ops.array_ops import where
 from tapejax._src.ops.division_ops import (
     divide_no_nan,
@@ -63,7 +64,6 @@ from tapejax._src.ops.math_ops import (
     tanh,
     truediv,
 )
-from tapejax._src.ops.nn_ops import log_softmax, softmax, softplus, softsign
 from tapejax._src.ops.reduction_ops import (
     argmax,
     argmin,

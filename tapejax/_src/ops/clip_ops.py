@@ -46,8 +46,8 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
 
 
 def _global_norm(values):
+    from .loss_ops import l2_loss
     from .math_ops import sqrt
-    from .nn_ops import l2_loss
     from .reduction_ops import reduce_sum
 
     half = reduce_sum(stack([l2_loss(v) for v in values if v is not None]))

@@ -5,7 +5,7 @@ Reductions, ``matmul`` and the Python operators have modules of their own, and s
 ops built on this module: the trigonometric, hyperbolic and special functions
 (``special_ops``), division's special cases (``division_ops``: TF's NaN-safe ops and
 truncating division) and the ops over a list or a sequence (``sequence_ops``: ``add_n``,
-``polyval``, ``invert_permutation``, ...); their names stay importable from here.
+``polyval``, ``invert_permutation``, ...).
 
 Every public function converts its inputs with TF's dtype rules, then applies one
 ``Op``. Derivatives are JAX's; an op whose TF gradient is "none" (Round, ArgMax, ...)
@@ -13,8 +13,6 @@ is declared ``differentiable=False`` so tapes return ``None`` through it.
 """
 
 from __future__ import annotations
-
-import importlib
 
 import jax
 import jax.numpy as jnp
@@ -413,39 +411,3 @@ def angle(input, name=None):  # noqa: A002 - TF's name
         return apply(_angle_op, (x,))
     # TF's where(x < 0, pi, 0): constants, unconnected from x.
     return wrap(jnp.where(x._value < 0, jnp.pi, 0).astype(x._value.dtype))
-
-
-# -- names of the modules split from this one ---------------------------------------------
-
-# Those modules import this one, so their names are looked up on first use, not imported.
-_MOVED = {
-    **dict.fromkeys(
-        (
-            "acos acosh asin asinh atan atanh bessel_i0 bessel_i0e bessel_i1 bessel_i1e "
-            "betainc cosh digamma erf erfc erfcinv erfinv igamma igammac lbeta lgamma "
-            "log_sigmoid ndtri nextafter polygamma rint sinh zeta"
-        ).split(),
-        "special_ops",
-    ),
-    **dict.fromkeys(
-        (
-            "divide_no_nan multiply_no_nan reciprocal_no_nan truncatediv truncatemod xdivy "
-            "xlog1py xlogy"
-        ).split(),
-        "division_ops",
-    ),
-    **dict.fromkeys(
-        (
-            "accumulate_n add_n invert_permutation is_non_decreasing is_strictly_increasing polyval"
-        ).split(),
-        "sequence_ops",
-    ),
-}
-
-
-def __getattr__(name: str):
-    """A public name of ``special_ops``, ``division_ops`` or ``sequence_ops``, importable from here."""
-    module = _MOVED.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__package__}.{module}"), name)

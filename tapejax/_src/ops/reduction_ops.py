@@ -1,7 +1,6 @@
 """Reductions (``reduce_*``, moments and norms, ``argmax``/``argmin``, ``count_nonzero``)
 and cumulative scans (``cumsum``, ``cumprod``, ``cumulative_logsumexp``), with TF's axis
-rules, dtypes and errors. (``top_k`` and its kin are in ``top_k_ops``; their names stay
-importable from here.)
+rules, dtypes and errors. (``top_k`` and its kin are in ``top_k_ops``.)
 
 ``cumprod``'s gradient is TF's (``div_no_nan`` by the input: 0 where an input is 0), as
 a ``jax.custom_jvp``; the others are JAX's derivatives, which equal TF's.
@@ -10,7 +9,6 @@ a ``jax.custom_jvp``; the others are JAX's derivatives, which equal TF's.
 from __future__ import annotations
 
 import functools
-import importlib
 
 import jax
 import jax.numpy as jnp
@@ -361,25 +359,3 @@ cumulative_logsumexp.__doc__ = """``log(cumsum(exp(x)))`` computed stably (``tf.
 
     ``exclusive``: the first output is ``-inf`` (the log of an empty sum).
     """
-
-
-# -- names of the module split from this one ---------------------------------------------
-
-# ``top_k_ops`` imports this module, so its names are looked up on first use, not imported.
-_MOVED_TO_TOP_K_OPS = frozenset(
-    (
-        "ApproxTopK",
-        "TopKV2",
-        "approx_max_k",
-        "approx_min_k",
-        "in_top_k",
-        "top_k",
-    )
-)
-
-
-def __getattr__(name: str):
-    """A public name of ``top_k_ops``, still importable from here."""
-    if name not in _MOVED_TO_TOP_K_OPS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__package__}.top_k_ops"), name)
