@@ -322,15 +322,15 @@ def constant(value, dtype=None, shape=None, name="Const") -> Tensor:
         t = _from_python_or_numpy(value, None if dtype is None else dtypes.as_dtype(dtype))
     if shape is not None:
         shape = tuple(TensorShape(shape).as_list())
-        if t._value.shape != shape:
-            if t._value.size == 1:
+        if t._v.shape != shape:
+            if t._v.size == 1:
                 t = wrap(jnp.broadcast_to(t._value.reshape(()), shape))
-            elif t._value.size == int(np.prod(shape)):
+            elif t._v.size == int(np.prod(shape)):
                 t = wrap(t._value.reshape(shape))
             else:
                 raise TypeError(
                     f"Eager execution of tf.constant with unsupported shape. Tensor "
-                    f"{np.asarray(t._value)} (converted from {value!r}) has {t._value.size} "
+                    f"{np.asarray(t._value)} (converted from {value!r}) has {t._v.size} "
                     "elements, but got "
                     f"`shape` {TensorShape(shape)} with {int(np.prod(shape))} elements)."
                 )

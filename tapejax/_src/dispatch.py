@@ -12,9 +12,9 @@ import functools
 
 import jax
 
-from . import recorder
+from . import lazy, recorder
 from .errors import InvalidArgumentError
-from .tensor import Tensor, wrap
+from .tensor import Pending, Tensor, wrap
 
 __all__ = ["Op", "apply", "apply_unrecorded"]
 
@@ -84,12 +84,26 @@ class Op:
 
 
 def apply(op: Op, args: tuple, static: tuple = ()):
-    """Runs ``op`` on ``args`` (Tensors or Python scalars) and offers it to the recorders."""
-    values = [a._value if type(a) is Tensor else a for a in args]
+    """Runs ``op`` on ``args`` (Tensors or Python scalars) and offers it to the recorders.
+
+    Under exactly one recording tape, an op it records is deferred (``lazy.record``).
+    """
+    recs = _state.recorders
+    if recs and len(recs) == 1 and type(recs[0]) is lazy.TRACE and not op.runs_user_code:
+        out = lazy.record(op, static, args, recs[0])
+        if out is not None:
+            return out
+    values = [a._v if type(a) is Tensor else a for a in args]
     compiled = op._compiled.get(static) or op.compiled(static)
     try:
         out = compiled(*values)
     except (TypeError, ValueError) as e:
+        if any(type(v) is Pending for v in values):
+            # A pending input (deferred under a tape): compute it, then run as usual.
+            for a in args:
+                if type(a) is Tensor:
+                    a._value  # noqa: B018 - computes in place
+            return apply(op, args, static)
         if op.runs_user_code or isinstance(e, jax.errors.JAXTypeError):
             raise
         raise InvalidArgumentError(None, None, f"{e} [Op:{op.name}]") from None

@@ -86,7 +86,7 @@ class ForwardAccumulator:
             self._watch(p, convert_to_tensor(t, dtype=p.dtype))
 
     def _watch(self, primal, tangent):
-        if primal._value.dtype not in DIFF_DTYPES:
+        if primal._v.dtype not in DIFF_DTYPES:
             warn_first_n(
                 "The dtype of the watched primal must be floating (e.g. tf.float32), got "
                 f"{primal.dtype!r}",
@@ -131,7 +131,7 @@ class ForwardAccumulator:
                 _jvp_op(op, static, tuple(diff), len(args)), tuple(args) + tuple(tans)
             )
         for o, t in zip(outs, out_tangents):
-            if o._value.dtype in DIFF_DTYPES:
+            if o._v.dtype in DIFF_DTYPES:
                 tangents[o._id] = t
 
     def variable_read(self, var, tensor):
@@ -158,7 +158,7 @@ class ForwardAccumulator:
         def one(p):
             t = self._tangents.get(p._id)
             if t is None and mode is UnconnectedGradients.ZERO:
-                return wrap(jnp.zeros(p._value.shape, p._value.dtype))
+                return wrap(jnp.zeros(p._v.shape, p._v.dtype))
             return t
 
         return nest.map_structure(one, primals)

@@ -76,9 +76,9 @@ def _is_array(x) -> bool:
 def _leaf_key(x):
     """What of an argument a trace depends on: avals of tensors, values of the rest (TF's rule)."""
     if type(x) is Tensor:
-        return ("T", x._value.shape, x._value.dtype)
+        return ("T", x._v.shape, x._v.dtype)
     if isinstance(x, (np.ndarray, jax.Array)):
-        return ("T", x.shape, convert_to_tensor(x)._value.dtype)
+        return ("T", x.shape, convert_to_tensor(x)._v.dtype)
     if _is_var(x):
         return ("V", x._id)
     try:
@@ -188,7 +188,7 @@ class Function:
             return self._first_call(args, kwargs)
         if not kwargs and all(type(a) is Tensor for a in args):
             # The common case (a step taking tensors): a cheaper key for the same cache.
-            key = ("tensors", tuple((a._value.shape, a._value.dtype) for a in args))
+            key = ("tensors", tuple((a._v.shape, a._v.dtype) for a in args))
             concrete = self._cache.get(key)
             if concrete is None:
                 concrete = self._cache[key] = self._new_concrete(args, kwargs, list(args))

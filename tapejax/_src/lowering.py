@@ -104,7 +104,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
             for t in trace.var_reads.get(s._id, ()):
                 leaf_src[t._id] = si
 
-    stack = [t._id for t in targets if t._value.dtype in DIFF_DTYPES]
+    stack = [t._id for t in targets if t._v.dtype in DIFF_DTYPES]
 
     # Backwards from the targets, through differentiable edges only (TF gives None
     # through integer paths and ops registered without a gradient). This loop and the
@@ -133,7 +133,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
             needed_nodes.add(idx)
             deps = _dependencies(op, static, args)[p[1]]
             for j, a in enumerate(args):
-                if j in deps and type(a) is Tensor and a._value.dtype in diff_dtypes:
+                if j in deps and type(a) is Tensor and a._v.dtype in diff_dtypes:
                     stack.append(a._id)
             continue
         if idx in needed_nodes:
@@ -142,7 +142,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
             continue
         needed_nodes.add(idx)
         for a in args:
-            if type(a) is Tensor and a._value.dtype in diff_dtypes:
+            if type(a) is Tensor and a._v.dtype in diff_dtypes:
                 stack.append(a._id)
 
     connected_leaves = [i for i in leaf_src if i in need]
@@ -209,7 +209,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
             if s is None:
                 s = slots[tid] = len(slots)
             target_slots.append(s)
-            target_avals.append((t._value.shape, t._value.dtype))
+            target_avals.append((t._v.shape, t._v.dtype))
     if not target_slots:
         return None
 
@@ -220,7 +220,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
             groups.setdefault(leaf_src[i], []).append(s)
     connected = sorted(groups)
     source_groups = tuple(tuple(groups[si]) for si in connected)
-    source_avals = tuple((sources[si]._value.shape, sources[si]._value.dtype) for si in connected)
+    source_avals = tuple((sources[si]._v.shape, sources[si]._v.dtype) for si in connected)
 
     if spec and spec[0] == "fwd" and not all(_forward_ok(op, static) for op, static, _, _ in prog):
         spec = ("rev",) + tuple(spec[1:])
@@ -240,7 +240,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
         tuple(target_avals),
         source_groups,
         source_avals,
-        tuple((c._value.shape, c._value.dtype) if type(c) is Tensor else type(c) for c in consts),
+        tuple((c._v.shape, c._v.dtype) if type(c) is Tensor else type(c) for c in consts),
         cotangent_avals,
     )
     program = _cache.get(key)
@@ -278,8 +278,7 @@ def _dependencies(op, static, args) -> list:
     deps = _dependency_cache.get(key)
     if deps is None:
         specs = [
-            jax.ShapeDtypeStruct(a._value.shape, a._value.dtype) if type(a) is Tensor else a
-            for a in args
+            jax.ShapeDtypeStruct(a._v.shape, a._v.dtype) if type(a) is Tensor else a for a in args
         ]
         saved = _trace_counts.copy()
         try:

@@ -14,7 +14,7 @@ import enum
 
 import jax.numpy as jnp
 
-from . import nest, recorder
+from . import lazy, nest, recorder
 from .conversion import convert_to_tensor
 from .tape_derivatives import (
     _batch_jacobian,
@@ -101,6 +101,9 @@ class _Trace:
 
     def watch_variable(self, var):
         self.watched_vars[var._id] = var
+
+
+lazy.TRACE = _Trace
 
 
 def _is_var(x) -> bool:
@@ -334,7 +337,7 @@ class GradientTape:
             j = jac[p]
             if j is None and mode is UnconnectedGradients.ZERO:
                 s = flat_sources[i]
-                j = wrap(jnp.zeros(tuple(target_shape) + tuple(s.shape), s._value.dtype))
+                j = wrap(jnp.zeros(tuple(target_shape) + tuple(s.shape), s._v.dtype))
             flat.append(j)
         return nest.pack_sequence_as(sources, flat)
 
@@ -383,13 +386,11 @@ class GradientTape:
         _check_target_or_source(source, "_id")
         out = _batch_jacobian(trace, target, source, parallel_iterations)
         if out is None:
-            out = wrap(
-                jnp.zeros(tuple(target_shape) + tuple(source_shape)[1:], target._value.dtype)
-            )
+            out = wrap(jnp.zeros(tuple(target_shape) + tuple(source_shape)[1:], target._v.dtype))
         return out
 
 
 def _finish(grad, source, mode):
     if grad is None and mode is UnconnectedGradients.ZERO:
-        return wrap(jnp.zeros(source._value.shape, source._value.dtype))
+        return wrap(jnp.zeros(source._v.shape, source._v.dtype))
     return grad

@@ -10,10 +10,10 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
-from . import dispatch, lowering
+from . import dispatch, lazy, lowering, recorder
 from .dtypes import from_array_dtype, tf_type_name
 from .errors import InvalidArgumentError
-from .tensor import wrap
+from .tensor import Pending, Tensor, wrap
 
 
 def _check_parallel_iterations(n, what: str):
@@ -79,11 +79,11 @@ def _gradient(trace, targets, sources, out_grads):
     src_index = {s._id: i for i, s in enumerate(sources)}
     for k, t in enumerate(targets):
         i = src_index.get(t._id)
-        if i is not None and not from_array_dtype(t._value.dtype).is_differentiable:
+        if i is not None and not from_array_dtype(t._v.dtype).is_differentiable:
             one = (
                 out_grads[k]._value
                 if out_grads is not None and k < len(out_grads)
-                else jnp.ones(t._value.shape, t._value.dtype)
+                else jnp.ones(t._v.shape, t._v.dtype)
             )
             prev = result[i]
             result[i] = wrap(one if prev is None else prev._value + one)
@@ -99,10 +99,20 @@ def _gradient(trace, targets, sources, out_grads):
     lowered = lowering.lower(trace, targets, sources, "gradient", (), out_grads)
     if lowered is None:
         return result
-    args = lowered.args
-    grads = dispatch.apply(lowered.op, tuple(args))
+    grads = _run(lowered, trace)
     _collect(result, lowered, grads)
     return result
+
+
+def _run(lowered, trace):
+    """Applies the lowered program. With no tape recording it, the forward work still
+    pending in ``trace`` (deferred ops, ``lazy.py``) is computed in the same program."""
+    args = lowered.args
+    if not recorder._state.recorders and (
+        lazy.pending_nodes(trace) or any(type(a) is Tensor and type(a._v) is Pending for a in args)
+    ):
+        return tuple(wrap(o) for o in lazy.run_fused(lowered.op, args, trace))
+    return dispatch.apply(lowered.op, tuple(args))
 
 
 def _collect(result, lowered, outputs):
@@ -114,12 +124,12 @@ def _collect(result, lowered, outputs):
 
 
 def _jacobian(trace, target, sources, parallel_iterations):
-    if not from_array_dtype(target._value.dtype).is_differentiable:
+    if not from_array_dtype(target._v.dtype).is_differentiable:
         return [None] * len(sources)
     target_size = int(target.shape.num_elements())
     source_size = sum(int(s.shape.num_elements()) for s in sources)
-    complex_involved = from_array_dtype(target._value.dtype).is_complex or any(
-        from_array_dtype(s._value.dtype).is_complex for s in sources
+    complex_involved = from_array_dtype(target._v.dtype).is_complex or any(
+        from_array_dtype(s._v.dtype).is_complex for s in sources
     )
     mode = (
         "fwd"
@@ -130,21 +140,20 @@ def _jacobian(trace, target, sources, parallel_iterations):
     result = [None] * len(sources)
     if lowered is None:
         return result
-    jacs = dispatch.apply(lowered.op, tuple(lowered.args))
+    jacs = _run(lowered, trace)
     _collect(result, lowered, jacs)
     return result
 
 
 def _batch_jacobian(trace, target, source, parallel_iterations):
-    if not from_array_dtype(target._value.dtype).is_differentiable:
+    if not from_array_dtype(target._v.dtype).is_differentiable:
         return None
     # Forward mode (one JVP per source column) when a source row is smaller than a target
     # row; lowering falls back to reverse mode when an op's TF derivative is reverse-only.
-    row_size = int(np.prod(target._value.shape[1:]))
-    col_size = int(np.prod(source._value.shape[1:]))
+    row_size = int(np.prod(target._v.shape[1:]))
+    col_size = int(np.prod(source._v.shape[1:]))
     complex_involved = (
-        from_array_dtype(target._value.dtype).is_complex
-        or from_array_dtype(source._value.dtype).is_complex
+        from_array_dtype(target._v.dtype).is_complex or from_array_dtype(source._v.dtype).is_complex
     )
     mode = (
         "fwd"
@@ -156,5 +165,5 @@ def _batch_jacobian(trace, target, source, parallel_iterations):
     )
     if lowered is None:
         return None
-    (jac,) = dispatch.apply(lowered.op, tuple(lowered.args))
+    (jac,) = _run(lowered, trace)
     return None if lowered.op.fn.missing else jac

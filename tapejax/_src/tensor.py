@@ -24,6 +24,50 @@ __all__ = ["Tensor", "wrap", "is_tensor"]
 _next_id = itertools.count(1).__next__
 
 
+class LazyNode:
+    """An op recorded on a tape but not run yet: run by ``lazy.compute``, which stores its
+    outputs in ``results`` and drops ``args``."""
+
+    __slots__ = ("op", "static", "args", "results")
+
+    def __init__(self, op, static, args):
+        self.op, self.static, self.args, self.results = op, static, args, None
+
+
+class Pending:
+    """Output ``pos`` of a ``LazyNode``, with its shape and dtype known from abstract
+    evaluation. ``value()`` runs the pending ops it depends on (one jitted program)."""
+
+    __slots__ = ("node", "pos", "shape", "dtype", "weak_type")
+
+    # Set by ``lazy`` (which imports this module): computes a Pending's node.
+    compute = None
+
+    def __init__(self, node, pos, shape, dtype, weak_type):
+        self.node, self.pos, self.shape, self.dtype, self.weak_type = (
+            node,
+            pos,
+            shape,
+            dtype,
+            weak_type,
+        )
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def value(self):
+        results = self.node.results
+        if results is None:
+            Pending.compute([self])
+            results = self.node.results
+        return results[self.pos]
+
+
 class Tensor:
     """An immutable multi-dimensional array, as ``tf.Tensor`` in eager mode.
 
@@ -37,27 +81,41 @@ class Tensor:
         ([1, 2], 'float32', 2.0)
     """
 
-    __slots__ = ("_value", "_id", "__weakref__")
+    # ``_v`` is the jax.Array or tracer, or a ``Pending`` while an op recorded lazily on a
+    # tape has not run yet (``lazy.py``); ``_v.shape``/``_v.dtype``/``_v.ndim`` are known
+    # either way. ``_value`` is the computed value: reading it runs what is pending.
+    __slots__ = ("_v", "_id", "__weakref__")
     # Makes NumPy defer to our reflected operators (np.float32(2) * t is a Tensor).
     __array_priority__ = 100
 
     def __init__(self, value):
-        self._value = value
+        self._v = value
         self._id = _next_id()
+
+    @property
+    def _value(self):
+        v = self._v
+        if type(v) is Pending:
+            v = self._v = v.value()
+        return v
+
+    @_value.setter
+    def _value(self, value):
+        self._v = value
 
     # -- value access -------------------------------------------------------------------
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(self._value.shape)
+        return TensorShape(self._v.shape)
 
     @property
     def dtype(self) -> dtypes.DType:
-        return dtypes.from_array_dtype(self._value.dtype)
+        return dtypes.from_array_dtype(self._v.dtype)
 
     @property
     def ndim(self) -> int:
-        return self._value.ndim
+        return self._v.ndim
 
     @property
     def device(self) -> str:
@@ -143,14 +201,14 @@ class Tensor:
         return complex(_host(self._value))
 
     def __len__(self) -> int:
-        if not self._value.shape:
+        if not self._v.shape:
             raise TypeError("Scalar tensor has no `len()`")
-        return self._value.shape[0]
+        return self._v.shape[0]
 
     def __iter__(self):
-        if not self._value.shape:
+        if not self._v.shape:
             raise TypeError("Cannot iterate over a scalar tensor.")
-        return (self[i] for i in range(self._value.shape[0]))
+        return (self[i] for i in range(self._v.shape[0]))
 
     def __hash__(self):
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
@@ -257,7 +315,7 @@ jax.tree_util.register_pytree_node(Tensor, _flatten_tensor, _unflatten_tensor)
 def wrap(value) -> Tensor:
     """Wraps a JAX array or tracer without conversion or checks (the op fast path)."""
     t = object.__new__(Tensor)
-    t._value = value
+    t._v = value
     t._id = _next_id()
     return t
 

@@ -217,6 +217,11 @@ class Variable:
                 r.variable_read(self, t)
         return t
 
+    @property
+    def _v(self):
+        # A Variable's value is never pending; code reading ``x._v.shape`` takes either.
+        return self._value
+
     def value(self) -> Tensor:
         return self._dense_read()
 
@@ -322,7 +327,7 @@ class Variable:
         return self if read_value else None
 
     def _update(self, delta, fn, op_name: str):
-        if type(delta) is Tensor and delta._value.dtype == self._value.dtype:
+        if type(delta) is Tensor and delta._v.dtype == self._value.dtype:
             d = delta._value  # the optimizer-step fast path: no conversion needed
             d_shape = d.shape
         else:

@@ -145,7 +145,7 @@ class KerasCall:
         def spec(x):
             if _is_array(x):
                 t = x if type(x) is Tensor else convert_to_tensor(x)
-                return _KerasTensor(tuple(t.shape.as_list()), dtype=str(t._value.dtype))
+                return _KerasTensor(tuple(t.shape.as_list()), dtype=str(t._v.dtype))
             return x
 
         sargs, skwargs = jax.tree_util.tree_map(spec, (args, kwargs), is_leaf=_is_leaf)

@@ -80,12 +80,12 @@ def keras_variable(tv: Variable):
         return kv
     base = tv.name.rsplit(":", 1)[0].replace("/", "_") or "variable"
     kv = keras.Variable(
-        np.zeros((), tv._value.dtype),  # a placeholder value, replaced below
-        dtype=str(tv._value.dtype),
+        np.zeros((), tv._v.dtype),  # a placeholder value, replaced below
+        dtype=str(tv._v.dtype),
         trainable=tv.trainable,
         name=base,
     )
-    kv._shape = tuple(tv._value.shape)
+    kv._shape = tuple(tv._v.shape)
     kv._ndim = len(kv._shape)
     del kv.__dict__["_value"]
     kv.__dict__["_tapejax_variable"] = tv

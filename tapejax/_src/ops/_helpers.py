@@ -130,14 +130,14 @@ def dtype_mismatch(op_name: str, index: int, expected, got) -> InvalidArgumentEr
 
 def coerce_scalar(v, like: Tensor):
     """A Python scalar operand: kept raw (a weakly typed JAX argument) if TF would accept it."""
-    kind = like._value.dtype.kind
+    kind = like._v.dtype.kind
     if (
         (isinstance(v, float) and kind in "iub")
         or (isinstance(v, complex) and kind != "c")
         or (type(v) is int and kind == "b")
     ):
         raise TypeError(
-            f"Cannot convert {v!r} to EagerTensor of dtype {tf_type_name(like._value.dtype)}"
+            f"Cannot convert {v!r} to EagerTensor of dtype {tf_type_name(like._v.dtype)}"
         )
     if type(v) is int and not _INT32_MIN <= v <= _INT32_MAX:
         # JAX cannot take it as a weak int32; TF converts it to the tensor's dtype (wrapping).
@@ -153,21 +153,21 @@ def hinted_operands(x, y, op_name: str):
     if type(y) is not Tensor and getattr(y, "_is_variable", False):
         y = y._dense_read()
     if type(y) is Tensor:
-        if x._value.dtype != y._value.dtype:
-            raise dtype_mismatch(op_name, 1, x._value.dtype, y._value.dtype)
+        if x._v.dtype != y._v.dtype:
+            raise dtype_mismatch(op_name, 1, x._v.dtype, y._v.dtype)
         return x, y
     try:
         return x, coerce_to(y, x)
     except (TypeError, ValueError):
         # The hint failed: TF converts ``y`` on its own (1.5 -> float32), then the op
         # rejects the mismatch.
-        raise dtype_mismatch(op_name, 1, x._value.dtype, operand_dtype(y)) from None
+        raise dtype_mismatch(op_name, 1, x._v.dtype, operand_dtype(y)) from None
 
 
 def operand_dtype(v) -> np.dtype:
     """The dtype TF gives ``v`` on its own (TF's, even where JAX's x64 mode is off)."""
     if isinstance(v, Tensor) or getattr(v, "_is_variable", False):
-        return v._value.dtype
+        return v._v.dtype
     if isinstance(v, (np.ndarray, np.generic)):
         return v.dtype
     return _python_array(v).dtype
@@ -190,8 +190,8 @@ def binary_operands(x, y, op_name: str):
         y = y._dense_read()
     if type(x) is Tensor:
         if type(y) is Tensor:
-            if x._value.dtype != y._value.dtype:
-                raise dtype_mismatch(op_name, 1, x._value.dtype, y._value.dtype)
+            if x._v.dtype != y._v.dtype:
+                raise dtype_mismatch(op_name, 1, x._v.dtype, y._v.dtype)
             return x, y
         return x, coerce_to(y, x)
     if type(y) is Tensor:
@@ -201,8 +201,8 @@ def binary_operands(x, y, op_name: str):
 
 
 def check_broadcast(x, y, op_name: str) -> None:
-    xs = x._value.shape if type(x) is Tensor else ()
-    ys = y._value.shape if type(y) is Tensor else ()
+    xs = x._v.shape if type(x) is Tensor else ()
+    ys = y._v.shape if type(y) is Tensor else ()
     if xs == ys or not xs or not ys:
         return
     # np.broadcast_shapes costs ~9 µs; this per-op check must cost well under one.
@@ -262,7 +262,7 @@ def normalize_axis(axis, ndim: int, op_name: str):
 
 def require(x: Tensor, kinds: str, op_name: str) -> None:
     """TF's kernel type constraint: e.g. ``exp`` has no int32 kernel (kinds 'fc')."""
-    dt = x._value.dtype
+    dt = x._v.dtype
     if dt in accepted_dtypes(kinds, op_name):
         return
     if kinds == "b":

@@ -38,7 +38,7 @@ def _matrix_input(x, op_name: str, square: bool = True, kinds: str = "fc") -> Te
     """``x`` as a Tensor that TF's kernel ``op_name`` accepts: dtype, rank >= 2, square."""
     x = to_tensor(x)
     require(x, kinds, op_name)
-    shape = x._value.shape
+    shape = x._v.shape
     if len(shape) < 2:
         raise _iae(f"Input tensor 0 must have rank >= 2, got {len(shape)}", op_name)
     if square and shape[-1] != shape[-2]:
@@ -55,8 +55,8 @@ def _second_operand(y, x: Tensor, op_name: str) -> Tensor:
             y = convert_to_tensor(y, dtype=x.dtype)
         except (TypeError, ValueError):
             y = convert_to_tensor(y)
-    if y._value.dtype != x._value.dtype:
-        raise dtype_mismatch(op_name, 1, x._value.dtype, y._value.dtype)
+    if y._v.dtype != x._v.dtype:
+        raise dtype_mismatch(op_name, 1, x._v.dtype, y._v.dtype)
     return y
 
 

@@ -384,7 +384,7 @@ def _apply(name: str, fn, inputs, key=None) -> tuple:
     """
     op = None
     if key is not None:
-        key = (name, key, tuple((t._value.shape, t._value.dtype) for t in inputs))
+        key = (name, key, tuple((t._v.shape, t._v.dtype) for t in inputs))
         op = _ops.get(key)
         if op is not None:
             _ops.move_to_end(key)

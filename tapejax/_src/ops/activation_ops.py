@@ -58,7 +58,7 @@ _log_softmax_op = Op("LogSoftmax", lambda x, *, axis: jax.nn.log_softmax(x, axis
 
 
 def _axis(x: Tensor, axis, op_name: str) -> int:
-    n = x._value.ndim
+    n = x._v.ndim
     if n == 0:
         raise InvalidArgumentError(
             None, None, f"logits must have >= 1 dimension, got [] [Op:{op_name}]"
@@ -110,7 +110,7 @@ def gelu(features, approximate=False, name=None):
         array([0.    , 0.8413], dtype=float32)
     """
     x = to_tensor(features)
-    if x._value.dtype.kind != "f" and x._value.dtype != dtypes.bfloat16._np:
+    if x._v.dtype.kind != "f" and x._v.dtype != dtypes.bfloat16._np:
         raise ValueError(
             f"`features.dtype` must be a floating point tensor.Received:features.dtype={x.dtype!r}"
         )
@@ -144,7 +144,7 @@ def leaky_relu(features, alpha=0.2, name=None):
     Its gradient at 0 is ``alpha``, as TF's.
     """
     x = to_tensor(features)
-    if x._value.dtype.kind in "iu":
+    if x._v.dtype.kind in "iu":
         x = cast(x, dtypes.float32)
     if isinstance(alpha, Tensor) or getattr(alpha, "_is_variable", False):
         raise TypeError(f"Expected float for argument 'alpha' not {alpha!r}.")
@@ -159,7 +159,7 @@ def crelu(features, axis=-1, name=None):
     """Concatenated ReLU (``tf.nn.crelu``): ``relu(concat([x, -x], axis))``."""
     x = to_tensor(features)
     require(x, "fiu", "Relu")
-    n = x._value.ndim
+    n = x._v.ndim
     if not -n <= axis < n:
         raise InvalidArgumentError(
             None,

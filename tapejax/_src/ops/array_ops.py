@@ -61,7 +61,7 @@ def reshape(tensor, shape, name=None):
     """Reshapes (``tf.reshape``); one dimension may be -1."""
     x = to_tensor(tensor)
     shape = _ints(shape, "Tshape", "Reshape")
-    size = x._value.size
+    size = x._v.size
     for i, d in enumerate(shape):
         if d < -1:
             raise InvalidArgumentError(
@@ -81,7 +81,7 @@ def reshape(tensor, shape, name=None):
         # the product of the input's non-zero dimensions over the requested non-zero ones;
         # otherwise it is 0.
         if 0 in shape:
-            have = int(np.prod([d for d in x._value.shape if d != 0]))
+            have = int(np.prod([d for d in x._v.shape if d != 0]))
             want = int(np.prod([d for d in shape if d not in (-1, 0)]))
             shape = tuple(have // want if d == -1 else d for d in shape)
         else:
@@ -102,7 +102,7 @@ def reshape(tensor, shape, name=None):
             f"Input to reshape is a tensor with {size} values, but the requested shape has "
             f"{known} [Op:Reshape]",
         )
-    if shape == x._value.shape:
+    if shape == x._v.shape:
         return apply(_identity_op, (x,))
     return apply(_reshape_op, (x,), (("shape", shape),))
 
@@ -123,17 +123,17 @@ def shape(input, out_type=None, name=None):  # noqa: A002
     """The shape as an int32 tensor (``tf.shape``)."""
     x = to_tensor(input)
     dt = _out_type(out_type, "Shape")
-    return wrap(jnp.asarray(np.asarray(x._value.shape, dtype=canonical_np_dtype(dt._np))))
+    return wrap(jnp.asarray(np.asarray(x._v.shape, dtype=canonical_np_dtype(dt._np))))
 
 
 def size(input, out_type=None, name=None):  # noqa: A002
     x = to_tensor(input)
     dt = _out_type(out_type, "Size")
-    return wrap(jnp.asarray(x._value.size, dtype=canonical_np_dtype(dt._np)))
+    return wrap(jnp.asarray(x._v.size, dtype=canonical_np_dtype(dt._np)))
 
 
 def rank(input, name=None):  # noqa: A002
-    return wrap(jnp.asarray(to_tensor(input)._value.ndim, dtype=jnp.int32))
+    return wrap(jnp.asarray(to_tensor(input)._v.ndim, dtype=jnp.int32))
 
 
 _transpose_op = Op(
@@ -145,7 +145,7 @@ _transpose_op = Op(
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     """Permutes dimensions (``tf.transpose``); reverses them when ``perm`` is None."""
     x = to_tensor(a)
-    n = x._value.ndim
+    n = x._v.ndim
     perm = tuple(reversed(builtins.range(n))) if perm is None else _ints(perm, "Tperm", "Transpose")
     if len(perm) != n:
         raise InvalidArgumentError(
@@ -172,7 +172,7 @@ _expand_dims_op = Op("ExpandDims", lambda x, *, axis: jnp.expand_dims(x, axis))
 
 def expand_dims(input, axis, name=None):  # noqa: A002
     x = to_tensor(input)
-    n = x._value.ndim
+    n = x._v.ndim
     axes = axis_ints(axis)
     if len(axes) != 1:
         raise InvalidArgumentError(
@@ -193,7 +193,7 @@ _squeeze_op = Op("Squeeze", lambda x, *, axis: jnp.squeeze(x, axis))
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
     x = to_tensor(input)
-    shp = x._value.shape
+    shp = x._v.shape
     if axis is None:
         ax = tuple(i for i, d in enumerate(shp) if d == 1)
     else:
@@ -228,11 +228,11 @@ def tile(input, multiples, name=None):  # noqa: A002
             raise InvalidArgumentError(
                 None, None, f"Expected multiples[{i}] >= 0, but got {k} [Op:Tile]"
             )
-    if len(m) != x._value.ndim:
+    if len(m) != x._v.ndim:
         raise InvalidArgumentError(
             None,
             None,
-            f"Expected multiples argument to be a vector of length {x._value.ndim} but got length {len(m)} [Op:Tile]",
+            f"Expected multiples argument to be a vector of length {x._v.ndim} but got length {len(m)} [Op:Tile]",
         )
     return apply(_tile_op, (x,), (("multiples", m),))
 
@@ -248,7 +248,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
     x = to_tensor(input)
     dims = _ints(shape, "Tidx", "BroadcastTo")
     _check_dims(dims, "BroadcastTo")
-    xs = x._value.shape
+    xs = x._v.shape
     if len(xs) > len(dims):
         raise InvalidArgumentError(
             None,
@@ -313,7 +313,7 @@ def broadcast_dynamic_shape(shape_x, shape_y):
         else convert_to_tensor(shape_y, dtype=sx.dtype)
     )
     for t in (sx, sy):
-        dt = t._value.dtype
+        dt = t._v.dtype
         if dt not in (np.int32, np.int64):
             raise InvalidArgumentError(
                 None,
@@ -321,14 +321,14 @@ def broadcast_dynamic_shape(shape_x, shape_y):
                 f"Value for attr 'T' of {tf_type_name(dt)} is not in the list of allowed "
                 "values: int32, int64 [Op:BroadcastArgs]",
             )
-    if sx._value.dtype != sy._value.dtype:
-        raise dtype_mismatch("BroadcastArgs", 1, sx._value.dtype, sy._value.dtype)
+    if sx._v.dtype != sy._v.dtype:
+        raise dtype_mismatch("BroadcastArgs", 1, sx._v.dtype, sy._v.dtype)
     for i, t in enumerate((sx, sy)):
-        if t._value.ndim != 1:
+        if t._v.ndim != 1:
             raise InvalidArgumentError(
                 None,
                 None,
-                f"In[{i}] must be a vector.[{_dims(t._value.shape)}] [Op:BroadcastArgs]",
+                f"In[{i}] must be a vector.[{_dims(t._v.shape)}] [Op:BroadcastArgs]",
             )
     if _concrete(sx) and _concrete(sy):
         a, b = np.asarray(sx._value).tolist(), np.asarray(sy._value).tolist()
@@ -389,7 +389,7 @@ def bitcast(input, type, name=None):  # noqa: A002
     x = to_tensor(input)
     out_dt = dtypes.as_dtype(type)
     allowed = _BITCAST_TYPES.split(", ")
-    for attr, dt in (("T", x._value.dtype), ("type", out_dt._np)):
+    for attr, dt in (("T", x._v.dtype), ("type", out_dt._np)):
         if tf_type_name(dt) not in allowed:
             raise InvalidArgumentError(
                 None,
@@ -398,9 +398,9 @@ def bitcast(input, type, name=None):  # noqa: A002
                 f"values: {_BITCAST_TYPES} [Op:Bitcast]",
             )
     npd = canonical_np_dtype(out_dt._np)
-    src = x._value.dtype
+    src = x._v.dtype
     if npd.itemsize > src.itemsize:
-        shp = x._value.shape
+        shp = x._v.shape
         if not shp or shp[-1] != npd.itemsize // src.itemsize:
             raise InvalidArgumentError(
                 None,
@@ -431,7 +431,7 @@ def ensure_shape(x, shape, name=None):
         for d in dims:
             if d is not None and d < 0:
                 raise ValueError(f"Dimension {d} must be >= 0")
-        have = t._value.shape
+        have = t._v.shape
         if len(dims) != len(have) or any(
             d is not None and d != h for d, h in zip(dims, have, strict=True)
         ):

@@ -162,8 +162,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     p = pred if type(pred) is Tensor else convert_to_tensor(pred)
     if not _is_traced(p):
         return true_fn() if bool(p._value) else false_fn()
-    if p._value.shape != ():
-        raise ValueError(f"Shape must be rank 0 but is rank {p._value.ndim} for 'cond' predicate")
+    if p._v.shape != ():
+        raise ValueError(f"Shape must be rank 0 but is rank {p._v.ndim} for 'cond' predicate")
     return _traced_switch(
         lambda q: q.astype(jnp.int32), [p], [false_fn, true_fn], "tf.cond", _cond_labels
     )
@@ -258,10 +258,8 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             result = default()
         return result if strict else _unpack_if_singleton(result)
     for p in preds:
-        if p._value.shape != ():
-            raise ValueError(
-                f"Shape must be rank 0 but is rank {p._value.ndim} for 'case' predicate"
-            )
+        if p._v.shape != ():
+            raise ValueError(f"Shape must be rank 0 but is rank {p._v.ndim} for 'case' predicate")
     branches = list(fns) + ([default] if default is not None else [])
     n = len(preds)
     fallback = n if default is not None else n - 1
@@ -332,11 +330,11 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
             )
         i = int(value)
         return actions[i if 0 <= i < n else n - 1]()
-    if index._value.shape != ():
+    if index._v.shape != ():
         raise InvalidArgumentError(
             None,
             None,
-            f"The second input must be a scalar, but it has shape {list(index._value.shape)}",
+            f"The second input must be a scalar, but it has shape {list(index._v.shape)}",
         )
 
     def select(i):
@@ -356,8 +354,8 @@ def _static_int(value, what: str):
     if t is None and not isinstance(value, (int, np.integer)):
         t = convert_to_tensor(value)
     if t is not None:
-        if t._value.ndim != 0:
-            raise ValueError(f"'{what}' must be a scalar. Received shape: {tuple(t._value.shape)}")
+        if t._v.ndim != 0:
+            raise ValueError(f"'{what}' must be a scalar. Received shape: {tuple(t._v.shape)}")
         if _is_traced(t):
             return None
         return int(np.asarray(t._value))

@@ -143,7 +143,7 @@ def _convolve(x, w, n: int, strides, dilations, padding, op_name: str):
     """Checks as TF's kernel and applies the N-D convolution (``padding``: "SAME", "VALID"
     or spatial pairs). ``strides``/``dilations`` have n + 2 entries."""
     _check_conv_attrs(strides, dilations, op_name)
-    xshape, wshape = x._value.shape, w._value.shape
+    xshape, wshape = x._v.shape, w._v.shape
     # The kernel sees conv1d with an inserted height of 1, and one batch dimension.
     view_x = ((1,) + xshape[-2:]) if n == 1 else xshape[-(n + 1) :]
     view_x = ((math.prod(xshape[: len(xshape) - n - 1]),) if len(xshape) > n + 1 else ()) + view_x
@@ -247,7 +247,7 @@ def convolution(
     rejects them there with a TypeError but accepts them with dilations).
     """
     x, w = binary_operands(input, filters, "Conv2D")
-    n = w._value.ndim - 2
+    n = w._v.ndim - 2
     if n not in (1, 2, 3):
         raise ValueError(f"`num_spatial_dims` must be 1, 2, or 3. Received: num_spatial_dims={n}.")
     op_name = "Conv3D" if n == 3 else "Conv2D"
@@ -306,7 +306,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
             "tapejax.nn.depthwise_conv2d with both strides > 1 and dilations > 1 is not "
             "implemented (TF warns that it is invalid and computes a different shape)"
         )
-    xs, ws = x._value.shape, w._value.shape
+    xs, ws = x._v.shape, w._v.shape
     if len(xs) != 4:
         raise _iae(f"input must be 4-dimensional{_dims(xs)}", "DepthwiseConv2dNative")
     if len(ws) != 4:
@@ -330,8 +330,8 @@ _depthwise_op = Op(
 
 def _depthwise(x, w, strides, dils, pad):
     pads = _window_pads(
-        x._value.shape[1:3],
-        w._value.shape[:2],
+        x._v.shape[1:3],
+        w._v.shape[:2],
         strides[1:3],
         dils[1:3],
         pad,
@@ -359,9 +359,9 @@ def separable_conv2d(
     """A depthwise convolution followed by a 1x1 convolution (``tf.nn.separable_conv2d``)."""
     x = to_tensor(input)
     pw = to_tensor(pointwise_filter)
-    if pw._value.ndim != 4:
+    if pw._v.ndim != 4:
         raise ValueError(f"Shape {pw.shape} must have rank 4")
-    for d in pw._value.shape[:2]:
+    for d in pw._v.shape[:2]:
         if d != 1:
             raise ValueError(f"Dimensions {d} and 1 are not compatible")
     depthwise = depthwise_conv2d(x, depthwise_filter, strides, padding, data_format, dilations)

@@ -124,7 +124,7 @@ def _conv_transpose(input, filters, output_shape, n, strides, padding, dilations
     y, w = binary_operands(input, filters, op_name)
     require(y, "fi" if n < 3 else "f", op_name)
     shape = _output_shape(output_shape)
-    ys, ws = y._value.shape, w._value.shape
+    ys, ws = y._v.shape, w._v.shape
     _check_transpose_shapes(shape, ys, ws, n, op_name)
     _check_conv_attrs(strides, dilations, op_name)
     pads = _window_pads(shape[1:-1], ws[:n], strides[1:-1], dilations[1:-1], padding, op_name)

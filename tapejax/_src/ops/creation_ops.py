@@ -39,12 +39,12 @@ def ones(shape, dtype=dtypes.float32, name=None, layout=None):
 
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     x = to_tensor(input)
-    return wrap(jnp.zeros(x._value.shape, x._value.dtype if dtype is None else _dtype_np(dtype)))
+    return wrap(jnp.zeros(x._v.shape, x._v.dtype if dtype is None else _dtype_np(dtype)))
 
 
 def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     x = to_tensor(input)
-    return wrap(jnp.ones(x._value.shape, x._value.dtype if dtype is None else _dtype_np(dtype)))
+    return wrap(jnp.ones(x._v.shape, x._v.dtype if dtype is None else _dtype_np(dtype)))
 
 
 _fill_op = Op("Fill", lambda v, *, shape: jnp.broadcast_to(v.reshape(()), shape))
@@ -53,11 +53,11 @@ _fill_op = Op("Fill", lambda v, *, shape: jnp.broadcast_to(v.reshape(()), shape)
 def fill(dims, value, name=None, layout=None):
     """A tensor of shape ``dims`` filled with ``value`` (``tf.fill``; differentiable in value)."""
     v = to_tensor(value)
-    if v._value.size != 1:
+    if v._v.size != 1:
         raise InvalidArgumentError(
             None,
             None,
-            f"value must represent a scalar, got shape [{_dims(v._value.shape)}] [Op:Fill]",
+            f"value must represent a scalar, got shape [{_dims(v._v.shape)}] [Op:Fill]",
         )
     dims = _ints(dims, "index_type", "Fill")
     _check_dims(dims, "Fill")
@@ -111,7 +111,7 @@ def linspace(start, stop, num, name=None, axis=0):
     """
     s = to_tensor(start)
     e = to_tensor(stop) if isinstance(stop, Tensor) else convert_to_tensor(stop, dtype=s.dtype)
-    if s._value.dtype.kind not in "fc":
+    if s._v.dtype.kind not in "fc":
         from .math_ops import cast
 
         s, e = cast(s, dtypes.float64), cast(e, dtypes.float64)
@@ -132,11 +132,11 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     """One-hot encoding (``tf.one_hot``); ``on_value``/``off_value`` set the dtype when
     ``dtype`` is not given, and must agree with it and each other, as in TF."""
     ind = to_tensor(indices)
-    if ind._value.dtype.kind not in "iu" or ind._value.dtype.itemsize == 2:
+    if ind._v.dtype.kind not in "iu" or ind._v.dtype.itemsize == 2:
         raise InvalidArgumentError(
             None,
             None,
-            f"Value for attr 'TI' of {tf_type_name(ind._value.dtype)} is not in the list of "
+            f"Value for attr 'TI' of {tf_type_name(ind._v.dtype)} is not in the list of "
             "allowed values: uint8, int8, int32, int64 [Op:OneHot]",
         )
     hint = None if dtype is None else dtypes.as_dtype(dtype)
@@ -215,13 +215,13 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
                 "lengths' values, so it cannot be traced; pass maxlen."
             )
         n = max(int(np.ceil(arr.max())) if arr.size else 0, 0)
-        m_dtype = lens._value.dtype
+        m_dtype = lens._v.dtype
     else:
         m = to_tensor(maxlen) if isinstance(maxlen, Tensor) else convert_to_tensor(maxlen)
-        if m._value.ndim != 0:
+        if m._v.ndim != 0:
             raise ValueError(
                 "Argument `maxlen` must be scalar for sequence_mask, received `maxlen` = "
-                f"{maxlen} with shape '{tuple(m._value.shape)}' instead"
+                f"{maxlen} with shape '{tuple(m._v.shape)}' instead"
             )
         host = _host(maxlen)
         if host is None:
@@ -230,7 +230,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
                 "concretely."
             )
         n = int(host)
-        m_dtype = m._value.dtype
+        m_dtype = m._v.dtype
         if n < 0:
             raise InvalidArgumentError(
                 None, None, f"Requires start <= limit when delta > 0: 0/{n} [Op:Range]"

@@ -236,7 +236,7 @@ def _truncate_check(op_name: str):
     def check(x, y):
         # TF's CPU kernel fails an integer division by zero with an InternalError.
         t = x if type(x) is Tensor else y
-        if t._value.dtype.kind in "iu":
+        if t._v.dtype.kind in "iu":
             d = _concrete(y)
             if d is not None and (d == 0).any():
                 raise InternalError(

@@ -72,12 +72,12 @@ def _flat_elems(elems) -> list:
             "elems must be a Tensor or (possibly nested) sequence of Tensors. Got "
             f"{elems}, which does not contain any Tensors."
         )
-    if any(t._value.ndim < 1 for t in flat):
+    if any(t._v.ndim < 1 for t in flat):
         raise ValueError("Elements in elems must be 1+ dimensional Tensors, not scalars")
-    n = flat[0]._value.shape[0]
+    n = flat[0]._v.shape[0]
     for t in flat[1:]:
-        if t._value.shape[0] != n:
-            raise ValueError(f"Dimensions {n} and {t._value.shape[0]} are not compatible")
+        if t._v.shape[0] != n:
+            raise ValueError(f"Dimensions {n} and {t._v.shape[0]} are not compatible")
     return flat
 
 
@@ -87,11 +87,11 @@ def _pack(structure, leaves, nested: bool):
 
 def _check_written(value: Tensor, dtype, shape, infer_shape=True) -> None:
     """TF's TensorArray checks on each value written by scan and map_fn."""
-    if value._value.dtype != dtype:
-        raise _tensor_array_dtype_error(dtype, value._value.dtype)
-    if infer_shape and shape is not None and tuple(value._value.shape) != tuple(shape):
+    if value._v.dtype != dtype:
+        raise _tensor_array_dtype_error(dtype, value._v.dtype)
+    if infer_shape and shape is not None and tuple(value._v.shape) != tuple(shape):
         raise ValueError(
-            f"Incompatible shape for value ({tuple(value._value.shape)}), expected ({tuple(shape)})"
+            f"Incompatible shape for value ({tuple(value._v.shape)}), expected ({tuple(shape)})"
         )
 
 
@@ -114,7 +114,7 @@ def _scan_like(fn, elems, initializer, reverse, keep_all, what):
     """scan (``keep_all``: every accumulator, stacked) and foldl/foldr (the last one)."""
     nested_in = _is_sequence(elems)
     flat_elems = _flat_elems(elems)
-    n = flat_elems[0]._value.shape[0]
+    n = flat_elems[0]._v.shape[0]
     if initializer is None:
         if n == 0:
             raise _empty_read()
@@ -138,8 +138,8 @@ def _scan_like(fn, elems, initializer, reverse, keep_all, what):
         order = order[1:]
     else:
         acc = init_flat
-    types = [t._value.dtype for t in acc]
-    shapes = [t._value.shape for t in acc]
+    types = [t._v.dtype for t in acc]
+    shapes = [t._v.shape for t in acc]
     history = [acc]
     for i in order:
         x = _pack(elems, [col[i] for col in columns], nested_in)
@@ -175,7 +175,7 @@ def _traced_scan(
 ):
     """One ``lax.scan`` op; ``reuse``: look its Op up by the traced function (eager calls)."""
     has_init = init_flat is not None
-    elem_avals = [jax.ShapeDtypeStruct(t._value.shape[1:], t._value.dtype) for t in flat_elems]
+    elem_avals = [jax.ShapeDtypeStruct(t._v.shape[1:], t._v.dtype) for t in flat_elems]
     acc_avals = [_aval(t._value) for t in init_flat] if has_init else elem_avals
     types = [a.dtype for a in acc_avals]
     k = len(acc_avals)
@@ -363,10 +363,10 @@ def map_fn(
     del parallel_iterations, swap_memory, name
     nested_in = _is_sequence(elems)
     flat_elems = _flat_elems(elems)
-    n = flat_elems[0]._value.shape[0]
+    n = flat_elems[0]._v.shape[0]
     if fn_output_signature is None:
         out_structure, nested_out = elems, nested_in
-        out_dtypes = [t._value.dtype for t in flat_elems]
+        out_dtypes = [t._v.dtype for t in flat_elems]
     else:
         out_structure = fn_output_signature
         nested_out = _is_sequence(fn_output_signature)
@@ -388,7 +388,7 @@ def map_fn(
         leaves = nest.flatten(out)
         row = [_convert_like(o, d) for o, d in zip(leaves, out_dtypes)]
         if shapes is None:
-            shapes = [t._value.shape for t in row]
+            shapes = [t._v.shape for t in row]
         for t, d, s in zip(row, out_dtypes, shapes):
             _check_written(t, d, s, infer_shape)
         rows.append(row)
@@ -398,7 +398,7 @@ def map_fn(
 
 def _traced_map(fn, flat_elems, elems, nested_in, out_structure, out_dtypes, reuse=False):
     """One ``lax.scan`` op over the elements; ``reuse`` as for ``_traced_scan``."""
-    elem_avals = [jax.ShapeDtypeStruct(t._value.shape[1:], t._value.dtype) for t in flat_elems]
+    elem_avals = [jax.ShapeDtypeStruct(t._v.shape[1:], t._v.dtype) for t in flat_elems]
     body = _Traced(lambda ts: fn(_pack(elems, ts, nested_in)), elem_avals, "map_fn")
     assert_same_structure(out_structure, body.structure)
     body.require_outputs(len(out_dtypes), "map_fn")
@@ -447,17 +447,17 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     del fallback_to_while_loop, warn
     nested_in = _is_sequence(elems)
     flat = [_as_tensor(e) for e in nest.flatten(elems)]
-    if not flat or any(t._value.ndim < 1 for t in flat):
+    if not flat or any(t._v.ndim < 1 for t in flat):
         raise ValueError(
             "vectorized_map: elems must be Tensors of rank 1 or more (it maps over dimension 0)"
         )
-    sizes = {t._value.shape[0] for t in flat}
+    sizes = {t._v.shape[0] for t in flat}
     if len(sizes) != 1:
         raise ValueError(
             "vectorized_map: every Tensor in elems must have the same size in dimension 0, got "
-            f"{[t._value.shape[0] for t in flat]}"
+            f"{[t._v.shape[0] for t in flat]}"
         )
-    elem_avals = [jax.ShapeDtypeStruct(t._value.shape[1:], t._value.dtype) for t in flat]
+    elem_avals = [jax.ShapeDtypeStruct(t._v.shape[1:], t._v.dtype) for t in flat]
     body = _Traced(lambda ts: fn(_pack(elems, ts, nested_in)), elem_avals, "vectorized_map")
     body.refuse_assignments("vectorized_map")
     extras = body.extra_inputs()

@@ -51,18 +51,18 @@ __all__ = [
 
 
 def _shape_text(x: Tensor) -> str:
-    return str(tuple(x._value.shape))
+    return str(tuple(x._v.shape))
 
 
 def _at_least_3d(x: Tensor) -> None:
-    if x._value.ndim < 3:
+    if x._v.ndim < 3:
         raise ValueError(f"'image' (shape {_shape_text(x)}) must be at least three-dimensional.")
 
 
 def _rank_3_or_4(x: Tensor, sep: str = " ") -> None:
     """TF's "must have either 3 or 4 dimensions" (its flips omit the space before "must")."""
     _at_least_3d(x)
-    if x._value.ndim > 4:
+    if x._v.ndim > 4:
         raise ValueError(
             f"'image' (shape {_shape_text(x)}){sep}must have either 3 or 4 dimensions."
         )
@@ -70,12 +70,12 @@ def _rank_3_or_4(x: Tensor, sep: str = " ") -> None:
 
 def _image_rank_3_or_4(x: Tensor) -> None:
     """The check of ``crop_to_bounding_box`` and friends: one message for every bad rank."""
-    if x._value.ndim not in (3, 4):
+    if x._v.ndim not in (3, 4):
         raise ValueError(f"'image' (shape {_shape_text(x)}) must have either 3 or 4 dimensions.")
 
 
 def _hw(x: Tensor) -> tuple:
-    return x._value.shape[-3], x._value.shape[-2]
+    return x._v.shape[-3], x._v.shape[-2]
 
 
 # -- resize ------------------------------------------------------------------------------------
@@ -244,7 +244,7 @@ def resize(
         NotImplementedError: ``area``, ``gaussian`` and ``mitchellcubic``.
     """
     x = to_tensor(images)
-    if x._value.ndim not in (3, 4):
+    if x._v.ndim not in (3, 4):
         raise ValueError("'images' must have either 3 or 4 dimensions.")
     new_h, new_w = _size(size)
     h, w = _hw(x)
@@ -267,7 +267,7 @@ def resize(
         static += (("method", jax_method), ("antialias", bool(antialias)))
     else:
         op = {"bilinear": _bilinear_op, "nearest": _nearest_op, "bicubic": _bicubic_op}[method]
-    dt = x._value.dtype
+    dt = x._v.dtype
     if tf_type_name(dt) not in _RESIZE_TYPES[op.name].split(", "):
         raise InvalidArgumentError(
             None,
@@ -277,11 +277,11 @@ def resize(
         )
     if new_h <= 0 or new_w <= 0:
         raise InvalidArgumentError(None, None, f"output dimensions must be positive [Op:{op.name}]")
-    batched = x if x._value.ndim == 4 else expand_dims(x, 0)
+    batched = x if x._v.ndim == 4 else expand_dims(x, 0)
     if op is not _nearest_op and batched.dtype != dtypes.float32:
         batched = cast(batched, dtypes.float32)  # TF's kernels compute and return float32
     out = apply(op, (batched,), static)
-    return out if x._value.ndim == 4 else _squeeze0(out)
+    return out if x._v.ndim == 4 else _squeeze0(out)
 
 
 _squeeze0_op = Op("Squeeze", lambda x: x[0])
@@ -335,7 +335,7 @@ _reverse_op = Op("ReverseV2", lambda x, *, axis: jnp.flip(x, axis))
 def _flip(image, axis_from_end: int) -> Tensor:
     x = to_tensor(image)
     _rank_3_or_4(x, sep="")
-    return apply(_reverse_op, (x,), (("axis", x._value.ndim - axis_from_end),))
+    return apply(_reverse_op, (x,), (("axis", x._v.ndim - axis_from_end),))
 
 
 def flip_left_right(image):
@@ -352,12 +352,12 @@ def _random_flip(image, axis_from_end: int, seed) -> Tensor:
     x = to_tensor(image)
     _rank_3_or_4(x)
     flipped = _flip(x, axis_from_end)
-    if x._value.ndim == 3:
+    if x._v.ndim == 3:
         mirror = uniform([], 0, 1.0, seed=seed) < 0.5
     else:
         # One decision per image of the batch, as TF's.
         # One decision per image of the batch: TF flips where round(u) is 1.
-        coin = uniform([x._value.shape[0]], 0, 1.0, seed=seed)
+        coin = uniform([x._v.shape[0]], 0, 1.0, seed=seed)
         mirror = reshape(coin > 0.5, [-1, 1, 1, 1])
     return where(mirror, flipped, x)
 
@@ -384,9 +384,9 @@ _pad_op = Op("Pad", lambda x, *, pads: jnp.pad(x, pads))
 
 
 def _crop(x: Tensor, top: int, left: int, height: int, width: int) -> Tensor:
-    lead = (0,) * (x._value.ndim - 3)
+    lead = (0,) * (x._v.ndim - 3)
     start = lead + (top, left, 0)
-    size = x._value.shape[:-3] + (height, width, x._value.shape[-1])
+    size = x._v.shape[:-3] + (height, width, x._v.shape[-1])
     return apply(_slice_op, (x,), (("start", start), ("size", size)))
 
 
@@ -442,7 +442,7 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     ):
         if not ok:
             raise ValueError(text)
-    pads = ((0, 0),) * (x._value.ndim - 3) + ((top, after_h), (left, after_w), (0, 0))
+    pads = ((0, 0),) * (x._v.ndim - 3) + ((top, after_h), (left, after_w), (0, 0))
     return apply(_pad_op, (x,), (("pads", pads),))
 
 
@@ -471,10 +471,9 @@ def central_crop(image, central_fraction):
     if fraction == 1.0:
         return x
     _at_least_3d(x)
-    if x._value.ndim not in (3, 4):
+    if x._v.ndim not in (3, 4):
         raise ValueError(
-            f"`image` should either be a Tensor with rank = 3 or rank = 4. Had rank = "
-            f"{x._value.ndim}."
+            f"`image` should either be a Tensor with rank = 3 or rank = 4. Had rank = {x._v.ndim}."
         )
     h, w = _hw(x)
     top = int((float(h) - float(h) * fraction) / 2)
@@ -515,13 +514,12 @@ def rgb_to_grayscale(images, name=None):
     """Luma of RGB images, last dimension 3 -> 1 (``tf.image.rgb_to_grayscale``)."""
     x = to_tensor(images)
     flt = convert_image_dtype(x, dtypes.float32)
-    if x._value.shape[-1:] != (3,):
-        rows = int(np.prod(x._value.shape[:-1]))
+    if x._v.shape[-1:] != (3,):
+        rows = int(np.prod(x._v.shape[:-1]))
         raise InvalidArgumentError(
             None,
             None,
-            f"Matrix size-incompatible: In[0]: [{rows},{x._value.shape[-1]}], In[1]: [3,1] "
-            "[Op:MatMul]",
+            f"Matrix size-incompatible: In[0]: [{rows},{x._v.shape[-1]}], In[1]: [3,1] [Op:MatMul]",
         )
     return convert_image_dtype(apply(_gray_op, (flt,)), x.dtype)
 
@@ -532,11 +530,11 @@ _tile3_op = Op("Tile", lambda x: jnp.concatenate([x, x, x], axis=-1))
 def grayscale_to_rgb(images, name=None):
     """Repeats the single channel three times (``tf.image.grayscale_to_rgb``)."""
     x = to_tensor(images)
-    if x._value.ndim < 2:
+    if x._v.ndim < 2:
         raise ValueError(
             f"A grayscale image (shape {_shape_text(x)}) must be at least two-dimensional."
         )
-    if x._value.shape[-1] != 1:
+    if x._v.shape[-1] != 1:
         raise ValueError("Last dimension of a grayscale image should be size 1.")
     return apply(_tile3_op, (x,))
 
@@ -575,11 +573,11 @@ def adjust_contrast(images, contrast_factor):
     """
     x = to_tensor(images)
     flt = _working_float(x)
-    if flt._value.ndim < 3:
+    if flt._v.ndim < 3:
         raise InvalidArgumentError(
             None,
             None,
-            f"input must be at least 3-D, got shape[{','.join(map(str, flt._value.shape))}] "
+            f"input must be at least 3-D, got shape[{','.join(map(str, flt._v.shape))}] "
             "[Op:AdjustContrastv2]",
         )
     factor = convert_to_tensor(contrast_factor, dtype=dtypes.float32)

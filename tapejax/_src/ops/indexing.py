@@ -55,7 +55,7 @@ def _slice_part(v):
         return None
     if isinstance(v, Tensor) or getattr(v, "_is_variable", False):
         v = to_tensor(v)
-        if v._value.ndim == 0 and v._value.dtype.kind in "iu":
+        if v._v.ndim == 0 and v._v.dtype.kind in "iu":
             return int(v._value)
     elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         return int(v)
@@ -98,7 +98,7 @@ def getitem(tensor, key):
             spec.append(("i", int(k)))
         elif isinstance(k, Tensor) or getattr(k, "_is_variable", False):
             k = to_tensor(k)
-            if k._value.ndim != 0 or k._value.dtype.kind not in "iu":
+            if k._v.ndim != 0 or k._v.dtype.kind not in "iu":
                 raise TypeError(_BAD_INDEX.format(k))
             if _concrete(k):
                 spec.append(("i", int(k._value)))
@@ -107,7 +107,7 @@ def getitem(tensor, key):
                 dynamic.append(k)
         else:
             raise TypeError(_BAD_INDEX.format(k))
-    _check_spec(spec, x._value.shape)
+    _check_spec(spec, x._v.shape)
     return apply(_slice_op, (x, *dynamic), (("spec", tuple(spec)),))
 
 
@@ -248,7 +248,7 @@ def strided_slice(
                 int(s[i]),
             )
         )
-    _check_spec(spec, x._value.shape)
+    _check_spec(spec, x._v.shape)
     return apply(_slice_op, (x,), (("spec", tuple(spec)),))
 
 
@@ -279,13 +279,13 @@ def tf_slice(input_, begin, size, name=None):
     array([[4, 5, 6]], dtype=int32)
     """
     x = to_tensor(input_)
-    shp = x._value.shape
+    shp = x._v.shape
     n = _index_vector(size, "Slice", "int32, int64")
     traced = (isinstance(begin, Tensor) or getattr(begin, "_is_variable", False)) and (
         not _concrete(to_tensor(begin))
     )
     b = None if traced else _index_vector(begin, "Slice", "int32, int64")
-    b_len = to_tensor(begin)._value.shape[0] if traced else b.reshape(-1).shape[0]
+    b_len = to_tensor(begin)._v.shape[0] if traced else b.reshape(-1).shape[0]
     if b_len != len(shp) or n.reshape(-1).shape[0] != len(shp):
         raise InvalidArgumentError(
             None,

@@ -36,8 +36,8 @@ def _same_dtype(values, op_name):
     for i, t in enumerate(ts):
         if type(t) is not Tensor:
             t = convert_to_tensor(t, dtype=first.dtype)
-        elif t._value.dtype != first._value.dtype:
-            raise dtype_mismatch(op_name, i, first._value.dtype, t._value.dtype)
+        elif t._v.dtype != first._v.dtype:
+            raise dtype_mismatch(op_name, i, first._v.dtype, t._v.dtype)
         out.append(t)
     return out
 
@@ -47,17 +47,17 @@ def concat(values, axis, name="concat"):
     ts = _same_dtype(values, "ConcatV2")
     if len(ts) == 1:
         return identity(ts[0])
-    nd = ts[0]._value.ndim
+    nd = ts[0]._v.ndim
     if nd == 0:
         raise InvalidArgumentError(
             None, None, "ConcatOp : Can't concatenate scalars (use tf.stack instead) [Op:ConcatV2]"
         )
     for i, t in enumerate(ts):
-        if t._value.ndim != nd:
+        if t._v.ndim != nd:
             raise InvalidArgumentError(
                 None,
                 None,
-                f"ConcatOp : Ranks of all input tensors should match: shape[0] = [{_dims(ts[0]._value.shape)}] vs. shape[{i}] = [{_dims(t._value.shape)}] [Op:ConcatV2]",
+                f"ConcatOp : Ranks of all input tensors should match: shape[0] = [{_dims(ts[0]._v.shape)}] vs. shape[{i}] = [{_dims(t._v.shape)}] [Op:ConcatV2]",
             )
     (axis,) = axis_ints(axis)
     if not -nd <= axis < nd:
@@ -68,7 +68,7 @@ def concat(values, axis, name="concat"):
         )
     axis %= nd
     for i, t in enumerate(ts):
-        a, b = ts[0]._value.shape, t._value.shape
+        a, b = ts[0]._v.shape, t._v.shape
         if any(x != y for k, (x, y) in enumerate(zip(a, b)) if k != axis):
             raise InvalidArgumentError(
                 None,
@@ -89,13 +89,13 @@ def stack(values, axis=0, name="stack"):
         except (TypeError, ValueError, NotImplementedError):
             pass
     ts = _same_dtype(values, "Pack")
-    shp = ts[0]._value.shape
+    shp = ts[0]._v.shape
     for i, t in enumerate(ts):
-        if t._value.shape != shp:
+        if t._v.shape != shp:
             raise InvalidArgumentError(
                 None,
                 None,
-                f"Shapes of all inputs must match: values[0].shape = {list(shp)} != values[{i}].shape = {list(t._value.shape)} [Op:Pack]",
+                f"Shapes of all inputs must match: values[0].shape = {list(shp)} != values[{i}].shape = {list(t._v.shape)} [Op:Pack]",
             )
     nd = len(shp) + 1
     axis = int(axis)
@@ -124,17 +124,17 @@ _unstack_op = Op("Unpack", _unstack_fn, multiple_outputs=True)
 def unstack(value, num=None, axis=0, name="unstack"):
     """Splits along ``axis`` into a list of tensors (``tf.unstack``)."""
     x = to_tensor(value)
-    nd = x._value.ndim
+    nd = x._v.ndim
     axis = int(axis)
     if not -nd <= axis < nd:
         raise ValueError(f"Argument `axis` = {axis} not in range [{-nd}, {nd})")
     axis %= nd
-    n = x._value.shape[axis]
+    n = x._v.shape[axis]
     if num is not None and num != n:
         raise InvalidArgumentError(
             None,
             None,
-            f"Input shape axis {axis} must equal {num}, got shape [{_dims(x._value.shape)}] "
+            f"Input shape axis {axis} must equal {num}, got shape [{_dims(x._v.shape)}] "
             "[Op:Unpack]",
         )
     return list(apply(_unstack_op, (x,), (("axis", axis), ("num", n))))
@@ -174,7 +174,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     [[1, 2], [3, 4, 5]]
     """
     x = to_tensor(value)
-    nd = x._value.ndim
+    nd = x._v.ndim
     spec = num_or_size_splits
     is_tensor = isinstance(spec, Tensor) or getattr(spec, "_is_variable", False)
     if is_tensor and np.ndim(spec) == 0:
@@ -191,7 +191,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
                 f"Value for attr 'num_split' of {count} must be at least minimum 1 [Op:Split]",
             )
         axis = _split_axis(axis, nd, "Split")
-        dim = x._value.shape[axis]
+        dim = x._v.shape[axis]
         if dim % count:
             raise InvalidArgumentError(
                 None,
@@ -219,7 +219,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             )
         sizes = list(_ints(arr))
         axis = _split_axis(axis, nd, "SplitV")
-        dim = x._value.shape[axis]
+        dim = x._v.shape[axis]
         if sizes.count(-1) > 1:
             raise InvalidArgumentError(
                 None, None, "There can only be one -1 in the input. [Op:SplitV]"

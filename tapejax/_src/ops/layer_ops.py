@@ -37,22 +37,22 @@ def bias_add(value, bias, data_format=None, name=None):
             f"Received: data_format={data_format}"
         )
     require(x, "fciu", "BiasAdd")
-    if x._value.ndim < 2:
+    if x._v.ndim < 2:
         raise InvalidArgumentError(
             None,
             None,
-            f"Input tensor must be at least 2D: [{','.join(map(str, x._value.shape))}] [Op:BiasAdd]",
+            f"Input tensor must be at least 2D: [{','.join(map(str, x._v.shape))}] [Op:BiasAdd]",
         )
-    if b._value.ndim != 1:
+    if b._v.ndim != 1:
         raise InvalidArgumentError(
-            None, None, f"Biases must be 1D: [{','.join(map(str, b._value.shape))}] [Op:BiasAdd]"
+            None, None, f"Biases must be 1D: [{','.join(map(str, b._v.shape))}] [Op:BiasAdd]"
         )
-    axis = 1 if channels_first and x._value.ndim > 2 else x._value.ndim - 1
-    if b._value.shape[0] != x._value.shape[axis]:
+    axis = 1 if channels_first and x._v.ndim > 2 else x._v.ndim - 1
+    if b._v.shape[0] != x._v.shape[axis]:
         raise InvalidArgumentError(
             None,
             None,
-            f"Must provide as many biases as the last dimension of the input tensor: [{','.join(map(str, b._value.shape))}] vs. [{','.join(map(str, x._value.shape))}] [Op:BiasAdd]",
+            f"Must provide as many biases as the last dimension of the input tensor: [{','.join(map(str, b._v.shape))}] vs. [{','.join(map(str, x._v.shape))}] [Op:BiasAdd]",
         )
     return apply(_bias_add_op, (x, b), (("channel_axis", axis),))
 
@@ -115,11 +115,11 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
             raise NotImplementedError(
                 "tapejax.nn.embedding_lookup of a list of params needs concrete ids"
             )
-        if ind._value.dtype.kind not in "iu":
+        if ind._v.dtype.kind not in "iu":
             return gather(shards[0], ind)  # TF's Tindices error
-        rows = _div_partition(np.asarray(ind._value), [s._value.shape[0] for s in shards])
+        rows = _div_partition(np.asarray(ind._value), [s._v.shape[0] for s in shards])
         out = gather(concat(shards, 0), rows)
     if max_norm is None:
         return out
-    axes = tuple(range(ind._value.ndim, out._value.ndim))
+    axes = tuple(range(ind._v.ndim, out._v.ndim))
     return apply(_clip_rows_op, (out,), (("axes", axes), ("max_norm", float(max_norm))))

@@ -83,7 +83,7 @@ def matmul(
         if type(a) is not Tensor and getattr(a, "_is_variable", False):
             a = a._dense_read()
         if type(a) is Tensor and type(b) is Tensor:
-            av, bv = a._value, b._value
+            av, bv = a._v, b._v
             sa, sb = av.shape, bv.shape
             if (
                 av.dtype == bv.dtype
@@ -108,7 +108,7 @@ def matmul(
             b = convert_to_tensor(b, dtype=a.dtype)
         except (TypeError, ValueError):
             b = convert_to_tensor(b)
-    sa, sb = a._value.shape, b._value.shape
+    sa, sb = a._v.shape, b._v.shape
     batched = len(sa) > 2 or len(sb) > 2
     out = None
     if output_type is not None:
@@ -116,8 +116,8 @@ def matmul(
         if out == a.dtype and out == b.dtype:
             out = None
     op_name = "BatchMatMulV3" if out is not None else ("BatchMatMulV2" if batched else "MatMul")
-    if out is None and a._value.dtype != b._value.dtype:
-        raise dtype_mismatch(op_name, 1, a._value.dtype, b._value.dtype)
+    if out is None and a._v.dtype != b._v.dtype:
+        raise dtype_mismatch(op_name, 1, a._v.dtype, b._v.dtype)
     require(a, NUMERIC, op_name)
     if out is not None:  # otherwise b has a's dtype
         require(b, NUMERIC, op_name)
@@ -181,7 +181,7 @@ TF_ALLOWED.update(
 
 
 def _dims_of(x: Tensor) -> str:
-    return _dims(x._value.shape)
+    return _dims(x._v.shape)
 
 
 # -- diagonals, bands, traces, transposes -----------------------------------------------------
@@ -195,7 +195,7 @@ _trace_op = Op("Trace", _trace_fn)
 
 
 def _at_least_matrix(x: Tensor, op_name: str) -> None:
-    if x._value.ndim < 2:
+    if x._v.ndim < 2:
         raise _iae(f"input must be at least 2-dim, received shape: [{_dims_of(x)}]", op_name)
 
 
@@ -250,12 +250,12 @@ def diag(
     """Matrices with ``diagonal`` on their ``k``-th diagonal, ``padding_value`` elsewhere
     (``tf.linalg.diag``); one diagonal index ``k`` (a band ``k=(lo, hi)`` is not implemented)."""
     d = to_tensor(diagonal)
-    if d._value.ndim < 1:
+    if d._v.ndim < 1:
         raise _iae(
             f"diagonal must be at least 1-dim, received shape: [{_dims_of(d)}]", "MatrixDiagV3"
         )
     k = _single_k(k, "diag")
-    n = d._value.shape[-1]
+    n = d._v.shape[-1]
     rows, cols = int(_scalar(num_rows)), int(_scalar(num_cols))
     min_rows, min_cols = n - min(k, 0), n + max(k, 0)
     if rows == -1 and cols == -1:
@@ -287,7 +287,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     x = to_tensor(input)
     _at_least_matrix(x, "MatrixDiagPartV3")
     k = _single_k(k, "diag_part")
-    m, n = x._value.shape[-2:]
+    m, n = x._v.shape[-2:]
     if not -m < k < n and not (k == 0 and m * n == 0):
         raise _iae(f"Diagonal index {k} is out of bounds [{-m + 1}, {n - 1}]", "MatrixDiagPartV3")
     return apply(_diag_part_op, (x,), (("k", k),))
@@ -308,10 +308,10 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa
     d = _second_operand(diagonal, x, "MatrixSetDiagV3")
     _at_least_matrix(x, "MatrixSetDiagV3")
     k = _single_k(k, "set_diag")
-    m, n = x._value.shape[-2:]
+    m, n = x._v.shape[-2:]
     length = max(0, min(m + min(k, 0), n - max(k, 0)))
-    expected = x._value.shape[:-2] + (length,)
-    if d._value.shape != expected:
+    expected = x._v.shape[:-2] + (length,)
+    if d._v.shape != expected:
         raise _iae(
             "Either first dimensions of diagonal don't match input.shape[:-2], or "
             "diagonal.shape[:-1] is not equal to the longests diagonal in range "
@@ -338,7 +338,7 @@ def band_part(input, num_lower, num_upper, name=None):  # noqa: A002 - TF's name
     x = to_tensor(input)
     _at_least_matrix(x, "MatrixBandPart")
     lower, upper = int(_scalar(num_lower)), int(_scalar(num_upper))
-    m, n = x._value.shape[-2:]
+    m, n = x._v.shape[-2:]
     if lower > m:
         raise _iae(
             f"num_lower must be negative or less or equal to number of rows ({m}) got: {lower}",
@@ -356,11 +356,11 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Transposes the last two dimensions (``tf.linalg.matrix_transpose``), conjugating if
     ``conjugate``."""
     x = to_tensor(a)
-    n = x._value.ndim
+    n = x._v.ndim
     if n < 2:
         raise ValueError(
             "Argument `a` should be a (batch) matrix with rank >= 2.  Received `a` = "
-            f"{np.asarray(x._value)} with shape: {tuple(x._value.shape)}"
+            f"{np.asarray(x._value)} with shape: {tuple(x._v.shape)}"
         )
     return transpose(x, perm=list(range(n - 2)) + [n - 1, n - 2], conjugate=conjugate)
 
@@ -390,11 +390,11 @@ def cross(a, b, name=None):
     a = to_tensor(a)
     b = _second_operand(b, a, "Cross")
     require(a, "fiu", "Cross")
-    if a._value.shape != b._value.shape:
+    if a._v.shape != b._v.shape:
         raise _iae(
             f"Both inputs must be of same shape: [{_dims_of(a)}] vs. [{_dims_of(b)}]", "Cross"
         )
-    if a._value.ndim < 1 or a._value.shape[-1] != 3:
+    if a._v.ndim < 1 or a._v.shape[-1] != 3:
         raise FailedPreconditionError(
             None, None, "Cross-products are only defined for 3-element vectors. [Op:Cross]"
         )
@@ -413,9 +413,9 @@ def _check_einsum_dims(equation: str, xs) -> None:
     lhs = equation.split("->")[0].replace(" ", "").split(",")
     seen: dict = {}
     for labels, x in zip(lhs, xs):
-        if "." in labels or len(labels) != x._value.ndim:
+        if "." in labels or len(labels) != x._v.ndim:
             return  # ellipses and bad ranks: left to JAX's own message
-        for axis, (label, d) in enumerate(zip(labels, x._value.shape)):
+        for axis, (label, d) in enumerate(zip(labels, x._v.shape)):
             if seen.setdefault(label, d) != d:
                 raise _iae(
                     f"Expected dimension {seen[label]} at axis {axis} of the input shaped "
@@ -439,8 +439,8 @@ def einsum(equation, *inputs, **kwargs):
     if len(xs) != expected:
         raise ValueError(f'Got {len(xs)} inputs for equation "{equation}", expecting {expected}')
     for i, x in enumerate(xs[1:], 1):
-        if x._value.dtype != xs[0]._value.dtype:
-            raise dtype_mismatch("Einsum", i, xs[0]._value.dtype, x._value.dtype)
+        if x._v.dtype != xs[0]._v.dtype:
+            raise dtype_mismatch("Einsum", i, xs[0]._v.dtype, x._v.dtype)
     for x in xs:
         require(x, NUMERIC, "Einsum")
     _check_einsum_dims(equation, xs)
@@ -452,7 +452,7 @@ def _tensordot_axes(axes, a: Tensor):
         axes = np.asarray(axes).tolist()
     if isinstance(axes, (int, np.integer)):
         axes = int(axes)
-        ndim = a._value.ndim
+        ndim = a._v.ndim
         if axes < 0:
             raise ValueError(f"`axes` must be at least 0. Received: {axes}.")
         if axes > ndim:
@@ -490,10 +490,10 @@ def tensordot(a, b, axes, name=None):
     a = to_tensor(a)
     b = to_tensor(b)
     a_axes, b_axes = _tensordot_axes(axes, a)
-    if b._value.dtype != a._value.dtype:
-        raise dtype_mismatch("MatMul", 1, a._value.dtype, b._value.dtype)
+    if b._v.dtype != a._v.dtype:
+        raise dtype_mismatch("MatMul", 1, a._v.dtype, b._v.dtype)
     require(a, NUMERIC, "MatMul")
-    sa, sb = a._value.shape, b._value.shape
+    sa, sb = a._v.shape, b._v.shape
     a_axes = [i % len(sa) if len(sa) else i for i in a_axes]
     b_axes = [i % len(sb) if len(sb) else i for i in b_axes]
     a_free = [d for i, d in enumerate(sa) if i not in a_axes]

@@ -47,23 +47,23 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     lab = to_tensor(labels)
     lg = to_tensor(logits)
     require(lg, "f", "SparseSoftmaxCrossEntropyWithLogits")
-    if lab._value.dtype.kind not in "iu":
+    if lab._v.dtype.kind not in "iu":
         raise InvalidArgumentError(
             None,
             None,
-            f"Value for attr 'Tlabels' of {tf_type_name(lab._value.dtype)} is not in the list of allowed values: int32, int64 [Op:SparseSoftmaxCrossEntropyWithLogits]",
+            f"Value for attr 'Tlabels' of {tf_type_name(lab._v.dtype)} is not in the list of allowed values: int32, int64 [Op:SparseSoftmaxCrossEntropyWithLogits]",
         )
-    if lab._value.ndim != lg._value.ndim - 1:
+    if lab._v.ndim != lg._v.ndim - 1:
         raise ValueError(
             f"`labels.shape.rank` must equal `logits.shape.rank - 1`. Received: labels.shape="
-            f"{lab.shape} of rank {lab._value.ndim} and logits.shape={lg.shape} of rank {lg._value.ndim}"
+            f"{lab.shape} of rank {lab._v.ndim} and logits.shape={lg.shape} of rank {lg._v.ndim}"
         )
-    if lab._value.shape != lg._value.shape[:-1]:
+    if lab._v.shape != lg._v.shape[:-1]:
         raise ValueError(
             f"`labels.shape` must equal `logits.shape` except for the last dimension. Received: "
             f"labels.shape={lab.shape} and logits.shape={lg.shape}"
         )
-    n = lg._value.shape[-1]
+    n = lg._v.shape[-1]
     if not isinstance(lab._value, jax.core.Tracer) and _checked_labels.get(lab._id) != n:
         # TF's CPU kernel rejects out-of-range labels; JAX would silently give a wrong loss.
         # Tensors are immutable, so a labels tensor checked once stays checked.
@@ -99,7 +99,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     require(lg, "f", "SoftmaxCrossEntropyWithLogits")
     lab = cast(to_tensor(labels), lg.dtype)
     ax = _axis(lg, axis, "SoftmaxCrossEntropyWithLogits")
-    ls, gs = lab._value.shape, lg._value.shape
+    ls, gs = lab._v.shape, lg._v.shape
     try:
         fits = len(ls) == len(gs) and np.broadcast_shapes(ls, gs) == gs
     except ValueError:
@@ -143,12 +143,12 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
             f"Received: labels={labels} and logits={logits}"
         )
     lg, lab = to_tensor(logits), to_tensor(labels)
-    if lab._value.shape != lg._value.shape:
+    if lab._v.shape != lg._v.shape:
         raise ValueError(
             f"`logits` and `labels` must have the same shape, received ({lg.shape} vs {lab.shape})."
         )
-    if lab._value.dtype != lg._value.dtype:
-        raise dtype_mismatch("Mul", 1, lg._value.dtype, lab._value.dtype)
+    if lab._v.dtype != lg._v.dtype:
+        raise dtype_mismatch("Mul", 1, lg._v.dtype, lab._v.dtype)
     require(lg, "fc", "Exp")  # where TF's formula first needs a floating type
     return apply(_sigmoid_xent_op, (lab, lg))
 
@@ -175,23 +175,23 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     """Logistic loss with positive examples weighted by ``pos_weight``
     (``tf.nn.weighted_cross_entropy_with_logits``), in TF's stable form."""
     lg, lab = to_tensor(logits), to_tensor(labels)
-    if lab._value.shape != lg._value.shape:
+    if lab._v.shape != lg._v.shape:
         raise ValueError(
             f"`logits` and `labels` must have the same shape, received ({lg.shape} vs {lab.shape})."
         )
     # TF computes ``1 + (pos_weight - 1) * labels`` first, then ``(1 - labels) * logits``.
     if isinstance(pos_weight, (Tensor,)) or getattr(pos_weight, "_is_variable", False):
         q = to_tensor(pos_weight)
-    elif isinstance(pos_weight, float) and lab._value.dtype.kind in "iub":
+    elif isinstance(pos_weight, float) and lab._v.dtype.kind in "iub":
         raise TypeError(
-            f"Cannot convert {pos_weight - 1} to EagerTensor of dtype {tf_type_name(lab._value.dtype)}"
+            f"Cannot convert {pos_weight - 1} to EagerTensor of dtype {tf_type_name(lab._v.dtype)}"
         )
     else:
         q = convert_to_tensor(pos_weight, dtype=lab.dtype)
-    if q._value.dtype != lab._value.dtype:
-        raise dtype_mismatch("Mul", 1, q._value.dtype, lab._value.dtype)
-    if lab._value.dtype != lg._value.dtype:
-        raise dtype_mismatch("Mul", 1, lab._value.dtype, lg._value.dtype)
+    if q._v.dtype != lab._v.dtype:
+        raise dtype_mismatch("Mul", 1, q._v.dtype, lab._v.dtype)
+    if lab._v.dtype != lg._v.dtype:
+        raise dtype_mismatch("Mul", 1, lab._v.dtype, lg._v.dtype)
     require(lg, "f", "Exp")
     return apply(_weighted_xent_op, (lab, lg, q))
 
@@ -200,12 +200,12 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     """Sum of (weighted) losses over the global batch size (``tf.nn.compute_average_loss``),
     without a distribution strategy (one replica); 0 where the batch size is 0."""
     loss = to_tensor(per_example_loss)
-    if loss._value.ndim < 1:
+    if loss._v.ndim < 1:
         raise ValueError(
             "Invalid value passed for `per_example_loss`. Expected a tensor with at least "
             f"rank 1. Received per_example_loss={loss} with rank 0"
         )
-    if loss._value.dtype.kind not in "f" and loss._value.dtype != dtypes.bfloat16._np:
+    if loss._v.dtype.kind not in "f" and loss._v.dtype != dtypes.bfloat16._np:
         raise NotImplementedError(
             "tapejax.nn.compute_average_loss of an integer per_example_loss is not implemented"
         )
@@ -213,13 +213,13 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
     if sample_weight is not None:
         w = cast(to_tensor(sample_weight), dtypes.float32)
         loss = cast(loss, dtypes.float32)
-        if w._value.ndim and w._value.ndim - loss._value.ndim == 1:
-            w = _reshape(w, w._value.shape[:-1])
-        elif w._value.ndim and loss._value.ndim - w._value.ndim == 1:
-            w = _reshape(w, w._value.shape + (1,))
+        if w._v.ndim and w._v.ndim - loss._v.ndim == 1:
+            w = _reshape(w, w._v.shape[:-1])
+        elif w._v.ndim and loss._v.ndim - w._v.ndim == 1:
+            w = _reshape(w, w._v.shape + (1,))
         loss = cast(multiply(loss, w), dtype)
     if global_batch_size is None:
-        global_batch_size = loss._value.shape[0]
+        global_batch_size = loss._v.shape[0]
     n = np.asarray(global_batch_size)
     if n.ndim:
         raise InvalidArgumentError(None, None, "global_batch_size must be scalar.")
@@ -255,14 +255,14 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """Poisson negative log-likelihood with log-rate ``log_input`` (``tf.nn.log_poisson_loss``);
     ``compute_full_loss`` adds Stirling's term for targets above 1."""
     c, z = to_tensor(log_input), to_tensor(targets)
-    if c._value.shape != z._value.shape:
+    if c._v.shape != z._v.shape:
         raise ValueError(
             "`log_input` and `targets` must have the same shape, received "
             f"({c.shape} vs {z.shape})."
         )
     require(c, "fc", "Exp")
-    if z._value.dtype != c._value.dtype:
-        raise dtype_mismatch("Mul", 1, c._value.dtype, z._value.dtype)
+    if z._v.dtype != c._v.dtype:
+        raise dtype_mismatch("Mul", 1, c._v.dtype, z._v.dtype)
     return apply(_log_poisson_op, (z, c), (("full", bool(compute_full_loss)),))
 
 
@@ -345,15 +345,15 @@ def ctc_loss(
     require(lg, "f", "CTCLoss")
     lab, lab_len, lg_len = (to_tensor(a) for a in (labels, label_length, logit_length))
     for t, what in ((lab, "labels"), (lab_len, "label_length"), (lg_len, "logit_length")):
-        if t._value.dtype.kind not in "iu":
+        if t._v.dtype.kind not in "iu":
             raise TypeError(f"`{what}` must be an integer tensor, got {t.dtype!r}")
-    if lg._value.ndim != 3 or lab._value.ndim != 2:
+    if lg._v.ndim != 3 or lab._v.ndim != 2:
         raise ValueError(
             f"`logits` must be rank 3 and dense `labels` rank 2, got logits.shape={lg.shape} "
             f"and labels.shape={lab.shape}"
         )
     blank = 0 if blank_index is None else int(blank_index)
     if blank < 0:
-        blank += lg._value.shape[2]
+        blank += lg._v.shape[2]
     static = (("time_major", bool(logits_time_major)), ("blank", blank))
     return apply(_ctc_op, (lg, lab, lab_len, lg_len), static)

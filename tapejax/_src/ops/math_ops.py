@@ -80,7 +80,7 @@ _round = _unary("Round", jnp.round, "f", differentiable=False)
 def round(x, name=None):  # noqa: A001 - TF's name
     """Rounds half to even (``tf.math.round``); an integer tensor is returned as it is."""
     x = to_tensor(x)
-    return x if x._value.dtype.kind in "iu" else _round(x)
+    return x if x._v.dtype.kind in "iu" else _round(x)
 
 
 round.op = _round.op
@@ -100,7 +100,7 @@ _complex_abs_op = Op("ComplexAbs", jnp.abs)
 def abs(x, name=None):  # noqa: A001 - TF's name
     """Absolute value (``tf.math.abs``); of a complex tensor, its magnitude (a real tensor)."""
     x = to_tensor(x)
-    op = _complex_abs_op if x._value.dtype.kind == "c" else _abs_op
+    op = _complex_abs_op if x._v.dtype.kind == "c" else _abs_op
     require(x, NUMERIC, op.name)
     return apply(op, (x,))
 
@@ -115,9 +115,9 @@ _conj = _unary("Conj", jnp.conj, "c")
 def real(input, name=None):  # noqa: A002 - TF's name
     """The real part (``tf.math.real``); a real tensor is returned as it is."""
     x = to_tensor(input)
-    if x._value.dtype.kind == "c":
+    if x._v.dtype.kind == "c":
         return _real(x)
-    if x._value.dtype.kind == "b":
+    if x._v.dtype.kind == "b":
         raise TypeError(f"input must be a numeric tensor, but got tensor with dtype {x.dtype}")
     return x
 
@@ -125,7 +125,7 @@ def real(input, name=None):  # noqa: A002 - TF's name
 def imag(input, name=None):  # noqa: A002 - TF's name
     """The imaginary part (``tf.math.imag``); zeros (unconnected) for a real tensor."""
     x = to_tensor(input)
-    if x._value.dtype.kind == "c":
+    if x._v.dtype.kind == "c":
         return _imag(x)
     return wrap(jnp.zeros_like(x._value))
 
@@ -133,9 +133,9 @@ def imag(input, name=None):  # noqa: A002 - TF's name
 def conj(x, name=None):
     """The complex conjugate (``tf.math.conj``); a real tensor is returned as it is."""
     x = to_tensor(x)
-    if x._value.dtype.kind == "c":
+    if x._v.dtype.kind == "c":
         return _conj(x)
-    if x._value.dtype.kind == "b":
+    if x._v.dtype.kind == "b":
         raise TypeError(f"Expected numeric or variant tensor, got dtype {x.dtype!r}.")
     return x
 
@@ -171,8 +171,8 @@ def _binary(
             if type(y) is not Tensor and getattr(y, "_is_variable", False):
                 y = y._dense_read()
             if type(x) is Tensor and type(y) is Tensor:
-                dt = x._value.dtype
-                if dt == y._value.dtype and dt in accepted:
+                dt = x._v.dtype
+                if dt == y._v.dtype and dt in accepted:
                     check_broadcast(x, y, tf_name)
                     return apply(op, (x, y))
         return run(*operands(x, y, tf_name))
@@ -181,7 +181,7 @@ def _binary(
         # ``0.01 * g``: a Python float against a floating tensor is taken as it is (weakly
         # typed, so it takes the tensor's dtype inside the jitted op, as TF converts it).
         if check is None and type(other) is float and type(self) is Tensor:
-            dt = self._value.dtype
+            dt = self._v.dtype
             if dt.kind in "fc" and dt in accepted:
                 return apply(op, (other, self))
         return run(*binary_operands(other, self, tf_name))
@@ -203,7 +203,7 @@ def _int_divisor_check(op_name: str):
     def check(x, y):
         # JAX returns garbage for an integer division by zero; TF's CPU kernel raises.
         t = x if type(x) is Tensor else y
-        if t._value.dtype.kind in "iu":
+        if t._v.dtype.kind in "iu":
             d = _concrete(y)
             if d is not None and (d == 0).any():
                 raise InvalidArgumentError(None, None, f"Integer division by zero [Op:{op_name}]")
@@ -213,7 +213,7 @@ def _int_divisor_check(op_name: str):
 
 def _check_int_power(x, y):
     t = x if type(x) is Tensor else y
-    if t._value.dtype.kind in "iu":
+    if t._v.dtype.kind in "iu":
         e = _concrete(y)
         if e is not None and (e < 0).any():
             raise InvalidArgumentError(
@@ -275,12 +275,12 @@ def not_equal(x, y, name=None):
 
 def _int_to_float(x: Tensor) -> Tensor:
     # TF's truediv casts int8/16 to float32 and int32/64 to float64 before dividing.
-    size = x._value.dtype.itemsize
+    size = x._v.dtype.itemsize
     return cast(x, dtypes.float32 if size <= 2 else dtypes.float64)
 
 
 def _truediv(x, y):
-    if x._value.dtype.kind in "iu":
+    if x._v.dtype.kind in "iu":
         y = y if type(y) is Tensor else convert_to_tensor(y, dtype=x.dtype)
         x, y = _int_to_float(x), _int_to_float(y)
     return _realdiv(x, y)
@@ -344,10 +344,10 @@ def cast(x, dtype, name=None):
     dt = dtypes.as_dtype(dtype)
     if dt is dtypes.string:
         raise UnimplementedError(
-            None, None, f"Cast {tf_type_name(x._value.dtype)} to string is not supported [Op:Cast]"
+            None, None, f"Cast {tf_type_name(x._v.dtype)} to string is not supported [Op:Cast]"
         )
     target = canonical_np_dtype(dt._np)
-    if x._value.dtype == target:
+    if x._v.dtype == target:
         return x
     return apply(_cast_op, (x,), (("dtype", target),))
 
@@ -396,7 +396,7 @@ def scalar_mul(scalar, x, name=None):
     """``scalar * x`` for a 0-D ``scalar`` converted to ``x``'s dtype (``tf.math.scalar_mul``)."""
     x = to_tensor(x)
     s = convert_to_tensor(scalar, dtype=x.dtype)  # a ValueError for another dtype, as TF
-    if s._value.ndim != 0:
+    if s._v.ndim != 0:
         raise ValueError(f"The input scalar must be a 0-D value. Received shape {s.shape}.")
     return multiply(s, x)
 
@@ -407,7 +407,7 @@ _angle_op = Op("Angle", jnp.angle)
 def angle(input, name=None):  # noqa: A002 - TF's name
     """The argument of a complex tensor (``tf.math.angle``); of a real one, pi where negative."""
     x = to_tensor(input)
-    if x._value.dtype.kind == "c":
+    if x._v.dtype.kind == "c":
         return apply(_angle_op, (x,))
     # TF's where(x < 0, pi, 0): constants, unconnected from x.
-    return wrap(jnp.where(x._value < 0, jnp.pi, 0).astype(x._value.dtype))
+    return wrap(jnp.where(x._value < 0, jnp.pi, 0).astype(x._v.dtype))

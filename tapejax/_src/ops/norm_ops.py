@@ -95,11 +95,11 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
     elif isinstance(ord, str) or ord == 2:
         require(x, "fc", "Sqrt")
     elif ord in (1, np.inf):
-        require(x, NUMERIC, "ComplexAbs" if x._value.dtype.kind == "c" else "Abs")
+        require(x, NUMERIC, "ComplexAbs" if x._v.dtype.kind == "c" else "Abs")
     else:
         require(x, "fc", "Pow")
     if axis is not None:
-        axis = normalize_axis(list(axis), x._value.ndim, "Sum")
+        axis = normalize_axis(list(axis), x._v.ndim, "Sum")
     static = (
         ("axis", axis),
         ("keepdims", bool(keepdims)),
@@ -138,6 +138,6 @@ def global_norm(t_list, name=None):
     for t in ts:
         require(t, "f", "L2Loss")
     for i, t in enumerate(ts[1:], 1):
-        if t._value.dtype != ts[0]._value.dtype:
-            raise dtype_mismatch("Pack", i, ts[0]._value.dtype, t._value.dtype)
+        if t._v.dtype != ts[0]._v.dtype:
+            raise dtype_mismatch("Pack", i, ts[0]._v.dtype, t._v.dtype)
     return apply(_global_norm_op, tuple(ts))

@@ -57,8 +57,8 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     """
     t = to_tensor(x)
     require(t, "fiu", "Mean")
-    ax = normalize_axis(axes, t._value.ndim, "Mean")
-    if t._value.dtype.kind in "iu":
+    ax = normalize_axis(axes, t._v.ndim, "Mean")
+    if t._v.dtype.kind in "iu":
         # TF's integer path: integer means (truncating), through TF's own ops.
         mean = reduce_mean(t, ax, keepdims=True)
         variance = reduce_mean(squared_difference(t, mean), ax, keepdims=True)
@@ -96,13 +96,13 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
     m, off, sc = operand(mean), operand(offset), operand(scale)
     # TF: inv = rsqrt(variance + eps) * scale; offset - mean * inv; both cast to x's dtype.
-    vdt = v._value.dtype
-    if sc is not None and sc._value.dtype != vdt:
-        raise dtype_mismatch("Mul", 1, vdt, sc._value.dtype)
-    if m._value.dtype != vdt:
-        raise dtype_mismatch("Mul", 1, m._value.dtype, vdt)
-    if off is not None and off._value.dtype != vdt:
-        raise dtype_mismatch("Sub", 1, off._value.dtype, vdt)
+    vdt = v._v.dtype
+    if sc is not None and sc._v.dtype != vdt:
+        raise dtype_mismatch("Mul", 1, vdt, sc._v.dtype)
+    if m._v.dtype != vdt:
+        raise dtype_mismatch("Mul", 1, m._v.dtype, vdt)
+    if off is not None and off._v.dtype != vdt:
+        raise dtype_mismatch("Sub", 1, off._v.dtype, vdt)
     for a in (v, m, off, sc):
         if a is not None:
             check_broadcast(t, a, "Mul")
@@ -130,8 +130,8 @@ def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
     c, m, v = (to_tensor(a) for a in (counts, mean_ss, variance_ss))
     s = None if shift is None else to_tensor(shift)
     for a in (m, v, s):
-        if a is not None and a._value.dtype != c._value.dtype:
-            raise dtype_mismatch("Mul", 1, c._value.dtype, a._value.dtype)
+        if a is not None and a._v.dtype != c._v.dtype:
+            raise dtype_mismatch("Mul", 1, c._v.dtype, a._v.dtype)
     return apply(_normalize_moments_op, (c, m, v) + ((s,) if s is not None else ()))
 
 
@@ -157,7 +157,7 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
     ``input / (bias + alpha * sum(input[..., d - r : d + r + 1] ** 2)) ** beta``."""
     x = to_tensor(input)
     require(x, "f", "LRN")
-    if x._value.ndim != 4:
+    if x._v.ndim != 4:
         raise InvalidArgumentError(None, None, "in must be 4-dimensional [Op:LRN]")
     static = (
         ("depth_radius", int(depth_radius)),
@@ -175,10 +175,8 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     """``(count, sum(x - shift), sum((x - shift) ** 2), shift)`` over ``axes``
     (``tf.nn.sufficient_statistics``); ``count`` has ``x``'s dtype."""
     t = to_tensor(x)
-    ax = tuple(sorted(set(normalize_axis(axes, t._value.ndim, "Sum"))))
-    counts = convert_to_tensor(
-        np.prod([t._value.shape[a] for a in ax], dtype=np.int64), dtype=t.dtype
-    )
+    ax = tuple(sorted(set(normalize_axis(axes, t._v.ndim, "Sum"))))
+    counts = convert_to_tensor(np.prod([t._v.shape[a] for a in ax], dtype=np.int64), dtype=t.dtype)
     if shift is None:
         m_ss, v_ss = t, square(t)
     else:
@@ -214,5 +212,5 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     t, w = to_tensor(x), to_tensor(frequency_weights)
     require(t, "f", "Mean")
     check_broadcast(t, w, "Mul")
-    ax = normalize_axis(axes, t._value.ndim, "Sum")
+    ax = normalize_axis(axes, t._v.ndim, "Sum")
     return apply(_weighted_moments_op, (t, w), (("axes", ax), ("keepdims", bool(keepdims))))

@@ -41,8 +41,8 @@ from .math_ops import (
 
 
 def _shapes_differ(x, y) -> bool:
-    xs = x._value.shape if type(x) is Tensor else np.shape(x)
-    ys = y._value.shape if type(y) is Tensor else np.shape(y)
+    xs = x._v.shape if type(x) is Tensor else np.shape(x)
+    ys = y._v.shape if type(y) is Tensor else np.shape(y)
     try:
         np.broadcast_shapes(xs, ys)
     except ValueError:
@@ -85,7 +85,7 @@ def _logical_or_bitwise(logical, bitwise):
 
     def forward(x, y):
         x = to_tensor(x)
-        return (logical if x._value.dtype.kind == "b" else bitwise)(x, y)
+        return (logical if x._v.dtype.kind == "b" else bitwise)(x, y)
 
     def reflected(self, other):
         x, y = binary_operands(other, self, bitwise.op.name)
@@ -96,7 +96,7 @@ def _logical_or_bitwise(logical, bitwise):
 
 def _invert(x):
     x = to_tensor(x)
-    return logical_not(x) if x._value.dtype.kind == "b" else invert(x)
+    return logical_not(x) if x._v.dtype.kind == "b" else invert(x)
 
 
 def _rmatmul(self, other):

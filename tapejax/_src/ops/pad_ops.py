@@ -60,7 +60,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
         op_name = "PadV2"
     arr = np.asarray(paddings._value if isinstance(paddings, Tensor) else paddings)
     flat = _ints(arr, "Tpaddings", op_name)
-    shp = x._value.shape
+    shp = x._v.shape
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise InvalidArgumentError(
             None,
@@ -99,15 +99,15 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if mode == "CONSTANT":
         if is_tensor:
             c = to_tensor(constant_values)
-            if c._value.dtype != x._value.dtype:
-                raise dtype_mismatch("PadV2", 2, x._value.dtype, c._value.dtype)
+            if c._v.dtype != x._v.dtype:
+                raise dtype_mismatch("PadV2", 2, x._v.dtype, c._v.dtype)
         else:
             c = convert_to_tensor(constant_values, dtype=x.dtype)
-        if c._value.ndim != 0:
+        if c._v.ndim != 0:
             raise InvalidArgumentError(
                 None,
                 None,
-                f"constant_values must be a scalar. Found: [{_dims(c._value.shape)}] [Op:PadV2]",
+                f"constant_values must be a scalar. Found: [{_dims(c._v.shape)}] [Op:PadV2]",
             )
         host = _host(constant_values)
         if host is None:
@@ -115,7 +115,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
                 "tapejax.pad: a traced constant_values is not supported; pass a Python scalar."
             )
         # A static attribute, so that tapes see no input: TF's gradient for it is None.
-        constant = host.astype(c._value.dtype).item()
+        constant = host.astype(c._v.dtype).item()
         if constant != constant:  # NaN: one object, so the compiled-op cache still hits
             constant = _NAN
     if not pads:
@@ -138,7 +138,7 @@ def reverse(tensor, axis, name=None):
             None, None, f"'dims' must be 1-dimension, not {np.ndim(axis)} [Op:ReverseV2]"
         )
     axes = _ints(axis, "Tidx", "ReverseV2")
-    n = x._value.ndim
+    n = x._v.ndim
     seen = []
     for i, a in enumerate(axes):
         if not -n <= a < n:
@@ -173,7 +173,7 @@ def roll(input, shift, axis, name=None):  # noqa: A002
                 None,
                 f"{what} must be a scalar or a 1-D vector. Found: [{_dims(np.shape(v))}] [Op:Roll]",
             )
-    if x._value.ndim == 0:
+    if x._v.ndim == 0:
         raise InvalidArgumentError(None, None, "input must be 1-D or higher [Op:Roll]")
     if (isinstance(shift, Tensor) and not _concrete(shift)) or (
         isinstance(axis, Tensor) and not _concrete(axis)
@@ -183,7 +183,7 @@ def roll(input, shift, axis, name=None):  # noqa: A002
     axes = _ints(axis, "Taxis", "Roll")
     if len(shifts) != len(axes):
         raise InvalidArgumentError(None, None, "shift and axis must have the same size [Op:Roll]")
-    n = x._value.ndim
+    n = x._v.ndim
     for a in axes:
         if not -n <= a < n:
             raise InvalidArgumentError(None, None, f"axis {a} is out of range [Op:Roll]")
@@ -222,15 +222,15 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
         )
     if arr.ndim > 1:
         raise ValueError(f"Shape {arr.shape} must have rank at most 1")
-    if axis is None or x._value.ndim == 0:
+    if axis is None or x._v.ndim == 0:
         x = reshape(x, [-1])
         axis = 0
-    n = x._value.ndim
+    n = x._v.ndim
     (axis,) = axis_ints(axis)
     if not -n <= axis < n:
         raise ValueError(f"axis={axis} out of bounds: expected {-n}<=axis<{n}")
     axis %= n
-    dim = x._value.shape[axis]
+    dim = x._v.shape[axis]
     if arr.ndim == 0 or arr.size == 1:
         k = int(arr.reshape(-1)[0]) if arr.size else 0
         if k < 0:

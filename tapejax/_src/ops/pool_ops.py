@@ -124,7 +124,7 @@ def _pool(input, ksize, strides, padding, n, kind, data_format, explicit_ok, dil
     steps = _sequence(strides, n, "strides")
     pad = _padding_attr(padding, op_name, explicit_ok=explicit_ok)
     _channels_last(data_format, n, op_name, _CHANNELS_LAST[n][0])
-    xs = x._value.shape
+    xs = x._v.shape
     if len(xs) != n + 2:
         if kernel_n == 3:
             raise _iae("tensor_in must be 5-dimensional", op_name)
@@ -183,7 +183,7 @@ def _depth_pool(x, window, steps, op_name):
             "Depthwise max pooling requires the depth window to equal the depth stride "
             "[Op:MaxPool]",
         )
-    if x._value.shape[-1] % window[-1]:
+    if x._v.shape[-1] % window[-1]:
         raise UnimplementedError(
             None,
             None,
@@ -234,7 +234,7 @@ def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None): 
 
 
 def _by_rank(input, name: str):  # noqa: A002
-    n = to_tensor(input)._value.ndim - 2
+    n = to_tensor(input)._v.ndim - 2
     if n not in (1, 2, 3):
         raise ValueError(
             f"`input.shape.rank` must be 3, 4 or 5. Received: input.shape={to_tensor(input).shape}"
@@ -272,7 +272,7 @@ def pool(
     """
     x = to_tensor(input)
     n = len(window_shape)
-    if x._value.ndim != n + 2:
+    if x._v.ndim != n + 2:
         raise ValueError(f"Shape {x.shape} must have rank {n + 2}")
     if pooling_type not in ("MAX", "AVG"):
         raise ValueError(f"{n}-D {pooling_type} pooling is not supported.")

@@ -150,17 +150,17 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
             "values: half, float, double [Op:RandomGamma]",
         )
     try:
-        batch = tuple(np.broadcast_shapes(a._value.shape, b._value.shape))
+        batch = tuple(np.broadcast_shapes(a._v.shape, b._v.shape))
     except ValueError:
         raise InvalidArgumentError(
             None,
             None,
-            f"Incompatible shapes: [{','.join(map(str, a._value.shape))}] vs. "
-            f"[{','.join(map(str, b._value.shape))}] [Op:BroadcastArgs]",
+            f"Incompatible shapes: [{','.join(map(str, a._v.shape))}] vs. "
+            f"[{','.join(map(str, b._v.shape))}] [Op:BroadcastArgs]",
         ) from None
-    key = _next_key(_stream(seed, _kind("RandomGamma", (("dtype", a._value.dtype),))))
+    key = _next_key(_stream(seed, _kind("RandomGamma", (("dtype", a._v.dtype),))))
     sample = apply(_gamma_op, (key, a), (("shape", dims), ("batch", batch)))
-    tiny = convert_to_tensor(np.finfo(a._value.dtype).tiny, dtype=a.dtype)
+    tiny = convert_to_tensor(np.finfo(a._v.dtype).tiny, dtype=a.dtype)
     return maximum(tiny, divide(sample, b))
 
 
@@ -189,18 +189,18 @@ def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
 def _seed_draw(seed):
     """``draw(sampler, args, static)`` of a stateless op, after TF's checks of ``seed``."""
     s = to_tensor(seed)
-    if s._value.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+    if s._v.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise InvalidArgumentError(
             None,
             None,
-            f"Value for attr 'Tseed' of {tf_type_name(s._value.dtype)} is not in the list of "
+            f"Value for attr 'Tseed' of {tf_type_name(s._v.dtype)} is not in the list of "
             "allowed values: int32, int64 [Op:StatelessRandomGetKeyCounter]",
         )
-    if s._value.shape != (2,):
+    if s._v.shape != (2,):
         raise InvalidArgumentError(
             None,
             None,
-            f"seed must have shape [2], not [{','.join(map(str, s._value.shape))}] "
+            f"seed must have shape [2], not [{','.join(map(str, s._v.shape))}] "
             "[Op:StatelessRandomGetKeyCounter]",
         )
     return lambda sampler, args, static: apply(sampler.stateless, (s, *args), static)
@@ -268,11 +268,11 @@ def fold_in(seed, data, alg="auto_select"):
 
 def _noise_shape(x: Tensor, noise_shape) -> tuple:
     if noise_shape is None:
-        return tuple(x._value.shape)
+        return tuple(x._v.shape)
     if isinstance(noise_shape, (list, tuple, TensorShape)):
         dims = list(noise_shape.as_list() if isinstance(noise_shape, TensorShape) else noise_shape)
-        if len(dims) == x._value.ndim:
-            dims = [x._value.shape[i] if d is None else d for i, d in enumerate(dims)]
+        if len(dims) == x._v.ndim:
+            dims = [x._v.shape[i] if d is None else d for i, d in enumerate(dims)]
         noise_shape = dims
     return _shape(noise_shape, "RandomUniform")
 
@@ -311,7 +311,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         ret = multiply(x, float(1 / (1 - rate)))
     elif isinstance(rate, Tensor) or getattr(rate, "_is_variable", False):
         rate = to_tensor(rate)
-        if rate._value.ndim != 0:
+        if rate._v.ndim != 0:
             raise ValueError(f"Shape {rate.shape} must have rank 0")
         if rate.dtype != x.dtype:
             raise ValueError(
@@ -323,13 +323,13 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
     noise = _noise_shape(x, noise_shape)
     try:
-        np.broadcast_shapes(noise, x._value.shape)
+        np.broadcast_shapes(noise, x._v.shape)
     except ValueError:
         raise InvalidArgumentError(
             None,
             None,
             f"condition [{','.join(map(str, noise))}], then "
-            f"[{','.join(map(str, x._value.shape))}], and else [] must be broadcastable "
+            f"[{','.join(map(str, x._v.shape))}], and else [] must be broadcastable "
             "[Op:SelectV2]",
         ) from None
     random_tensor = uniform(noise, dtype=x.dtype, seed=seed)

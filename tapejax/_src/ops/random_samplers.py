@@ -265,11 +265,11 @@ def _uniform(draw, shape, minval, maxval, dtype, stateless=False):
     if dt.is_integer:
         lo, hi = _param(minval, dt, "min"), _param(maxval, dt, "max")
         for t, what in ((lo, "minval"), (hi, "maxval")):
-            if t._value.ndim:
+            if t._v.ndim:
                 raise InvalidArgumentError(
                     None,
                     None,
-                    f"{what} must be 0-D, got shape [{','.join(map(str, t._value.shape))}] "
+                    f"{what} must be 0-D, got shape [{','.join(map(str, t._v.shape))}] "
                     f"[Op:{op_name}]",
                 )
         if _concrete(lo) and _concrete(hi) and not int(lo._value) < int(hi._value):
@@ -292,14 +292,14 @@ def _uniform(draw, shape, minval, maxval, dtype, stateless=False):
 def _categorical(draw, logits, num_samples, dtype, default_dtype=dtypes.int64):
     out_dt = _index_dtype(dtype, default_dtype)
     lg = to_tensor(logits)
-    if lg._value.dtype.kind != "f":
+    if lg._v.dtype.kind != "f":
         raise NotFoundError(
             None,
             None,
             "Could not find device for node: {{node Multinomial}} = Multinomial"
-            f"[T=DT_{tf_type_name(lg._value.dtype).upper()}, output_dtype=DT_INT64]",
+            f"[T=DT_{tf_type_name(lg._v.dtype).upper()}, output_dtype=DT_INT64]",
         )
-    shape = lg._value.shape
+    shape = lg._v.shape
     if len(shape) != 2:
         raise InvalidArgumentError(
             None,
@@ -336,12 +336,12 @@ def _binomial(draw, shape, counts, probs, output_dtype):
         raise InvalidArgumentError(
             None,
             None,
-            f"Value for attr 'T' of {tf_type_name(p._value.dtype)} is not in the list of "
+            f"Value for attr 'T' of {tf_type_name(p._v.dtype)} is not in the list of "
             f"allowed values: {_FLOATS} [Op:StatelessRandomBinomial]",
         )
     n = _param(counts, p.dtype, "counts")
     try:  # TF's rule: the broadcast shape of counts and probs ends ``shape``
-        batch = np.broadcast_shapes(n._value.shape, p._value.shape)
+        batch = np.broadcast_shapes(n._v.shape, p._v.shape)
         fits = len(batch) <= len(dims) and dims[len(dims) - len(batch) :] == batch
     except ValueError:
         fits = False

@@ -50,7 +50,7 @@ def _reduction(tf_name: str, fn, kinds: str = NUMERIC, differentiable: bool = Tr
     def public(input_tensor, axis=None, keepdims=False, name=None):
         x = to_tensor(input_tensor)
         require(x, kinds, tf_name)
-        ax = normalize_axis(axis, x._value.ndim, tf_name)
+        ax = normalize_axis(axis, x._v.ndim, tf_name)
         return apply(op, (x,), (("axis", ax), ("keepdims", bool(keepdims))))
 
     public.__name__ = "reduce_" + tf_name.lower()
@@ -109,7 +109,7 @@ def _arg_reduction(tf_name: str, fn):
         if isinstance(axis, (list, tuple)):
             raise TypeError("axis must be int or Tensor with integer datatype")
         (ax,) = axis_ints(0 if axis is None else axis)
-        n = x._value.ndim
+        n = x._v.ndim
         if not -n <= ax < max(n, 0) or n == 0:
             raise InvalidArgumentError(
                 None,
@@ -176,9 +176,9 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """
     x = to_tensor(input_tensor)
     require(x, NUMERIC, "Mean")
-    if x._value.dtype.kind in "iu":
+    if x._v.dtype.kind in "iu":
         raise TypeError(f"Input must be either real or complex. Received integer type {x.dtype}.")
-    ax = normalize_axis(axis, x._value.ndim, "Mean")
+    ax = normalize_axis(axis, x._v.ndim, "Mean")
     return apply(_variance_op, (x,), (("axis", ax), ("keepdims", bool(keepdims))))
 
 
@@ -223,9 +223,9 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
             raise ValueError("Cannot specify both 'dim' and 'axis'.")
         axis = dim
     x = to_tensor(x)
-    if x._value.dtype.kind not in "fc":
+    if x._v.dtype.kind not in "fc":
         raise TypeError(f"Cannot convert {epsilon!r} to EagerTensor of dtype {x.dtype.name}")
-    ax = normalize_axis(axis, x._value.ndim, "Sum")
+    ax = normalize_axis(axis, x._v.ndim, "Sum")
     return apply(_l2_normalize_op, (x,), (("axis", ax), ("epsilon", float(epsilon))))
 
 
@@ -242,7 +242,7 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None
     int64 as in TF when JAX's x64 mode is on, else int32.
     """
     x = to_tensor(input)
-    ax = normalize_axis(axis, x._value.ndim, "Sum")
+    ax = normalize_axis(axis, x._v.ndim, "Sum")
     static = (
         ("axis", ax),
         ("keepdims", bool(keepdims)),
@@ -325,7 +325,7 @@ def _cumulative(tf_name: str, fn, kinds: str):
                 None, None, f"ScanOp: axis must be a scalar, not [{shown}] [Op:{tf_name}]"
             )
         (ax,) = axis_ints(axis)
-        n = x._value.ndim
+        n = x._v.ndim
         if not -n <= ax < n:
             raise InvalidArgumentError(
                 None,

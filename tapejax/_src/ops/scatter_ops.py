@@ -36,7 +36,7 @@ __all__ = [
 
 def _index_tensor(indices, op_name: str) -> Tensor:
     ind = to_tensor(indices)
-    dt = ind._value.dtype
+    dt = ind._v.dtype
     if dt.kind not in "iu" or dt.itemsize == 1 or dt.kind == "u":
         name = "float" if dt == np.float32 else tf_type_name(dt)
         raise InvalidArgumentError(
@@ -107,26 +107,26 @@ def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     """
     p = to_tensor(params)
     ind = _index_tensor(indices, "GatherNd")
-    if ind._value.ndim == 0:
+    if ind._v.ndim == 0:
         raise InvalidArgumentError(None, None, "indices must be at least a vector [Op:GatherNd]")
     batch_dims = int(batch_dims)
     if batch_dims < 0:
-        batch_dims += ind._value.ndim
-    if batch_dims and batch_dims >= ind._value.ndim:
+        batch_dims += ind._v.ndim
+    if batch_dims and batch_dims >= ind._v.ndim:
         raise ValueError(
             f"Argument `batch_dims` = {batch_dims} must be less than rank(`indices`) = "
-            f"{ind._value.ndim}"
+            f"{ind._v.ndim}"
         )
-    if batch_dims and p._value.shape[:batch_dims] != ind._value.shape[:batch_dims]:
+    if batch_dims and p._v.shape[:batch_dims] != ind._v.shape[:batch_dims]:
         raise InvalidArgumentError(
             None,
             None,
             f"The first {batch_dims} (batch_dims) dimensions of params "
-            f"[{_dims(p._value.shape)}] and indices [{_dims(ind._value.shape)}] must be "
+            f"[{_dims(p._v.shape)}] and indices [{_dims(ind._v.shape)}] must be "
             "equal [Op:GatherNd]",
         )
-    inner = p._value.shape[batch_dims:]
-    k = ind._value.shape[-1]
+    inner = p._v.shape[batch_dims:]
+    k = ind._v.shape[-1]
     if k > len(inner):
         raise InvalidArgumentError(
             None,
@@ -192,7 +192,7 @@ _tensor_scatter_ops = {
 
 
 def _check_scatter_shapes(ind, upd, shape, op_name):
-    ishape, ushape = ind._value.shape, upd._value.shape
+    ishape, ushape = ind._v.shape, upd._v.shape
     b = len(ishape) - 1
     k = ishape[-1]
     if k == 0:
@@ -203,7 +203,7 @@ def _check_scatter_shapes(ind, upd, shape, op_name):
             "Requested rank: 0"
         )
         raise InvalidArgumentError(None, None, f"{text} [Op:{op_name}]")
-    if op_name == "ScatterNd" and ind._value.size and not int(np.prod(shape)):
+    if op_name == "ScatterNd" and ind._v.size and not int(np.prod(shape)):
         raise InvalidArgumentError(
             None,
             None,
@@ -254,8 +254,8 @@ def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
     ind = _index_tensor(indices, "ScatterNd")
     if isinstance(shape, Tensor) or getattr(shape, "_is_variable", False):
         st = to_tensor(shape)
-        if st._value.dtype != ind._value.dtype:
-            raise dtype_mismatch("ScatterNd", 2, ind._value.dtype, st._value.dtype)
+        if st._v.dtype != ind._v.dtype:
+            raise dtype_mismatch("ScatterNd", 2, ind._v.dtype, st._v.dtype)
     dims = _ints(shape, "Tindices", "ScatterNd")
     for d in dims:
         if d < 0:
@@ -272,28 +272,28 @@ def _tensor_scatter(kind: str, op_name: str):
         ind = _index_tensor(indices, op_name)
         if isinstance(updates, Tensor) or getattr(updates, "_is_variable", False):
             upd = to_tensor(updates)
-            if upd._value.dtype != t._value.dtype:
-                raise dtype_mismatch(op_name, 2, t._value.dtype, upd._value.dtype)
+            if upd._v.dtype != t._v.dtype:
+                raise dtype_mismatch(op_name, 2, t._v.dtype, upd._v.dtype)
         else:
             upd = convert_to_tensor(updates, dtype=t.dtype)
         kinds = {"update": "fcibu", "add": "fciu", "sub": "fciu"}.get(kind, "fiu")
-        if t._value.dtype.kind not in kinds:
+        if t._v.dtype.kind not in kinds:
             raise NotFoundError(
                 None,
                 None,
                 f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
-                f"[T=DT_{tf_type_name(t._value.dtype).upper()}] [Op:{op_name}]",
+                f"[T=DT_{tf_type_name(t._v.dtype).upper()}] [Op:{op_name}]",
             )
-        shape = t._value.shape
-        if ind._value.shape[-1:] and ind._value.shape[-1] > len(shape):
+        shape = t._v.shape
+        if ind._v.shape[-1:] and ind._v.shape[-1] > len(shape):
             raise InvalidArgumentError(
                 None,
                 None,
                 f"Inner dimensions of output shape must match inner dimensions of updates "
-                f"shape. Output: [{_dims(shape)}] updates: [{_dims(upd._value.shape)}] "
+                f"shape. Output: [{_dims(shape)}] updates: [{_dims(upd._v.shape)}] "
                 f"[Op:{op_name}]",
             )
-        if ind._value.ndim == 0:
+        if ind._v.ndim == 0:
             raise InvalidArgumentError(
                 None, None, f"Indices shape must have rank at least one. [Op:{op_name}]"
             )
@@ -369,14 +369,14 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """
     t = to_tensor(tensor)
     m = to_tensor(mask)
-    md = m._value.ndim
+    md = m._v.ndim
     if md == 0:
         raise ValueError("mask cannot be scalar.")
     axis = 0 if axis is None else int(axis)
-    covered = t._value.shape[axis : axis + md]
-    if covered != m._value.shape:
+    covered = t._v.shape[axis : axis + md]
+    if covered != m._v.shape:
         raise ValueError(
-            f"Shapes {_shape_text(covered)} and {_shape_text(m._value.shape)} are incompatible"
+            f"Shapes {_shape_text(covered)} and {_shape_text(m._v.shape)} are incompatible"
         )
     host = _host(mask)
     if host is None:
@@ -385,7 +385,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
             "cannot be traced (inside tapejax.function or a JAX transform). Use it in eager "
             "code, or use tapejax.where(mask, x, 0) to keep a static shape."
         )
-    shp = t._value.shape
+    shp = t._v.shape
     # Python slicing with the axis as given, as TF's shape arithmetic does (a negative
     # axis is not normalized first: TF checks ``shape[axis:axis + mask.ndim]``).
     flat = reshape(t, shp[:axis] + (int(np.prod(covered)),) + shp[axis + md :])

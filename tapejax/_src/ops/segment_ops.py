@@ -155,7 +155,7 @@ def _error(text: str, op_name: str) -> InvalidArgumentError:
 
 def _ids(segment_ids, op_name: str, allowed: tuple) -> Tensor:
     ids = to_tensor(segment_ids)
-    name = tf_type_name(ids._value.dtype)
+    name = tf_type_name(ids._v.dtype)
     if name not in allowed:
         raise _error(
             f"Value for attr 'Tindices' of {name} is not in the list of allowed values: "
@@ -188,11 +188,11 @@ def _sorted_segment(kind: str, tf_name: str, kinds: str):
         x = to_tensor(data)
         require(x, kinds, tf_name)
         ids = _ids(segment_ids, tf_name, ("int32", "int64"))
-        if x._value.ndim < 1:
+        if x._v.ndim < 1:
             raise _error("input must be at least rank 1", tf_name)
-        if ids._value.ndim != 1:
+        if ids._v.ndim != 1:
             raise _error("segment_ids should be a vector.", tf_name)
-        if ids._value.shape[0] != x._value.shape[0]:
+        if ids._v.shape[0] != x._v.shape[0]:
             raise _error("segment_ids should be the same size as dimension 0 of input.", tf_name)
         values = _concrete(ids, f"tf.math.{public.__name__}")
         num = int(values[-1]) + 1 if values.size else 0
@@ -233,18 +233,18 @@ def _unsorted_args(data, segment_ids, num_segments, tf_name, kinds, id_types):
     # A Python int is taken as it is: inside a JAX transform its tensor would be traced.
     is_int = isinstance(num_segments, (int, np.integer)) and not isinstance(num_segments, bool)
     n = to_tensor(np.int32(0) if is_int else num_segments)
-    if tf_type_name(n._value.dtype) not in ("int32", "int64"):
+    if tf_type_name(n._v.dtype) not in ("int32", "int64"):
         raise _error(
-            f"Value for attr 'Tnumsegments' of {tf_type_name(n._value.dtype)} is not in the list "
+            f"Value for attr 'Tnumsegments' of {tf_type_name(n._v.dtype)} is not in the list "
             "of allowed values: int32, int64",
             tf_name,
         )
-    if n._value.ndim != 0:
+    if n._v.ndim != 0:
         raise _error(f"num_segments should be a scalar, not shape {_shape_text(n.shape)}", tf_name)
     num = int(num_segments) if is_int else int(_concrete(n, "num_segments"))
     if num < 0:
         raise _error(f"Input num_segments == {num} must not be negative.", tf_name)
-    xs, ids_shape = x._value.shape, ids._value.shape
+    xs, ids_shape = x._v.shape, ids._v.shape
     if xs[: len(ids_shape)] != ids_shape:
         raise _error(
             f"data.shape = {_shape_text(xs)} does not start with segment_ids.shape = "
@@ -292,8 +292,8 @@ def _segment_sizes(x: Tensor, ids: Tensor, num: int) -> Tensor:
     """TF's ``_unsorted_segment_N``: rows per segment (at least 1), in ``x``'s dtype,
     broadcastable against the sums. A constant: no gradient flows through it."""
     flat = ids._value.reshape(-1)
-    n = jnp.maximum(_count(flat, num, x._value.dtype), 1)
-    return wrap(n.reshape((num,) + (1,) * (x._value.ndim - ids._value.ndim)))
+    n = jnp.maximum(_count(flat, num, x._v.dtype), 1)
+    return wrap(n.reshape((num,) + (1,) * (x._v.ndim - ids._v.ndim)))
 
 
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
@@ -361,7 +361,7 @@ def bincount(
         raise ValueError(
             "Arguments `binary_output` and `weights` are mutually exclusive. Please specify only one."
         )
-    if a._value.dtype.kind not in "iu":
+    if a._v.dtype.kind not in "iu":
         a = cast(a, dtypes.int32)
     axis = 0 if axis is None else axis
     if axis not in (0, -1):
@@ -386,10 +386,10 @@ def bincount(
             "int32, int64, float, double",
             "DenseBincount",
         )
-    if w is not None and w._value.shape != a._value.shape:
+    if w is not None and w._v.shape != a._v.shape:
         raise _error(
             "`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which case it "
-            f"acts as all weights equal to 1. Received {_shape_text(w._value.shape)}",
+            f"acts as all weights equal to 1. Received {_shape_text(w._v.shape)}",
             "DenseBincount",
         )
     if values.size and values.min() < 0:

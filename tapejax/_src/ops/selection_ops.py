@@ -41,7 +41,7 @@ def where(condition, x=None, y=None, name=None):
         return wrap(jnp.asarray(idx.astype(canonical_np_dtype(np.int64))))
     if x is None or y is None:
         raise ValueError("x and y must both be non-None or both be None.")
-    if c._value.dtype != np.bool_:
+    if c._v.dtype != np.bool_:
         raise InvalidArgumentError(
             None,
             None,
@@ -51,21 +51,19 @@ def where(condition, x=None, y=None, name=None):
         x, y = binary_operands(x, y, "SelectV2")
     except InvalidArgumentError:
         # TF reports the mismatch against input #2 (``y``): condition is input #0.
-        raise dtype_mismatch(
-            "SelectV2", 2, to_tensor(x)._value.dtype, to_tensor(y)._value.dtype
-        ) from None
+        raise dtype_mismatch("SelectV2", 2, to_tensor(x)._v.dtype, to_tensor(y)._v.dtype) from None
     if type(x) is not Tensor:
         x = convert_to_tensor(x, dtype=y.dtype) if type(y) is Tensor else convert_to_tensor(x)
     if type(y) is not Tensor:
         y = convert_to_tensor(y, dtype=x.dtype)
     try:
-        np.broadcast_shapes(c._value.shape, x._value.shape, y._value.shape)
+        np.broadcast_shapes(c._v.shape, x._v.shape, y._v.shape)
     except ValueError:
         raise InvalidArgumentError(
             None,
             None,
-            f"condition [{','.join(map(str, c._value.shape))}], then [{','.join(map(str, x._value.shape))}], and else "
-            f"[{','.join(map(str, y._value.shape))}] must be broadcastable [Op:SelectV2]",
+            f"condition [{','.join(map(str, c._v.shape))}], then [{','.join(map(str, x._v.shape))}], and else "
+            f"[{','.join(map(str, y._v.shape))}] must be broadcastable [Op:SelectV2]",
         ) from None
     return apply(_select_op, (c, x, y))
 
@@ -107,7 +105,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     """
     p = to_tensor(params)
     ind = to_tensor(indices)
-    dt = ind._value.dtype
+    dt = ind._v.dtype
     if dt.kind != "i" or dt.itemsize == 1:
         raise InvalidArgumentError(
             None,
@@ -119,7 +117,7 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     (axis,) = axis_ints(batch_dims if axis is None else axis)
     if axis == 0:  # TF's Python wrapper drops batch_dims when the axis is literally 0
         batch_dims = 0
-    nd, nind = p._value.ndim, ind._value.ndim
+    nd, nind = p._v.ndim, ind._v.ndim
     if nd == 0:
         raise InvalidArgumentError(
             None, None, "params must be at least 1 dimensional [Op:GatherV2]"
@@ -148,12 +146,12 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
             f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis}). [Op:GatherV2]",
         )
     for i in builtins.range(batch_dims):
-        if p._value.shape[i] != ind._value.shape[i]:
+        if p._v.shape[i] != ind._v.shape[i]:
             raise InvalidArgumentError(
                 None,
                 None,
-                f"params.shape[{i}]: {p._value.shape[i]} should be equal to indices.shape[{i}]: "
-                f"{ind._value.shape[i]} [Op:GatherV2]",
+                f"params.shape[{i}]: {p._v.shape[i]} should be equal to indices.shape[{i}]: "
+                f"{ind._v.shape[i]} [Op:GatherV2]",
             )
-    _check_indices(_host(indices), p._value.shape[axis])
+    _check_indices(_host(indices), p._v.shape[axis])
     return apply(_gather_op, (p, ind), (("axis", axis), ("batch_dims", batch_dims)))

@@ -42,15 +42,15 @@ def add_n(inputs, name=None):
         for x in inputs[1:]
     ]
     for i, t in enumerate(ts):
-        if t._value.dtype != first._value.dtype:
-            raise dtype_mismatch("AddN", i, first._value.dtype, t._value.dtype)
-        if t._value.shape != first._value.shape:
+        if t._v.dtype != first._v.dtype:
+            raise dtype_mismatch("AddN", i, first._v.dtype, t._v.dtype)
+        if t._v.shape != first._v.shape:
             raise InvalidArgumentError(
                 None,
                 None,
                 "Inputs to operation AddN of type AddN must have the same size and shape.  "
-                f"Input 0: [{','.join(map(str, first._value.shape))}] != input {i}: "
-                f"[{','.join(map(str, t._value.shape))}] [Op:AddN]",
+                f"Input 0: [{','.join(map(str, first._v.shape))}] != input {i}: "
+                f"[{','.join(map(str, t._v.shape))}] [Op:AddN]",
             )
     if len(ts) == 1:
         from .array_ops import identity
@@ -80,7 +80,7 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     if not inputs or not isinstance(inputs, (list, tuple)):
         raise error
     ts = [to_tensor(t) for t in inputs]
-    if any(t._value.dtype != ts[0]._value.dtype for t in ts):
+    if any(t._v.dtype != ts[0]._v.dtype for t in ts):
         raise error
     merged = None if shape is None else tensor_shape.as_shape(shape)
     for t in ts:
@@ -104,7 +104,7 @@ _monotonic_op = Op(
 
 def _monotonic(x, strict: bool):
     x = to_tensor(x)
-    if x._value.dtype.kind not in "fciu":
+    if x._v.dtype.kind not in "fciu":
         raise TypeError(f"Expected x to be numeric, instead found: {x}")
     flat = wrap(x._value.reshape(-1))
     return apply(_monotonic_op, (flat,), (("strict", strict),))
@@ -130,7 +130,7 @@ _invert_permutation_op = Op(
 def invert_permutation(x, name=None):
     """The inverse permutation: ``y[x[i]] = i`` (``tf.math.invert_permutation``)."""
     x = to_tensor(x)
-    name_ = tf_type_name(x._value.dtype)
+    name_ = tf_type_name(x._v.dtype)
     if name_ not in ("int32", "int64"):
         raise InvalidArgumentError(
             None,
@@ -138,7 +138,7 @@ def invert_permutation(x, name=None):
             f"Value for attr 'T' of {name_} is not in the list of allowed values: int32, int64 "
             "[Op:InvertPermutation]",
         )
-    if x._value.ndim != 1:
+    if x._v.ndim != 1:
         raise InvalidArgumentError(
             None,
             None,

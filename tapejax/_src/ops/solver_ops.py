@@ -157,7 +157,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
     a = to_tensor(matrix)
     b = _second_operand(rhs, a, "MatrixSolve")
     require(a, "fc", "MatrixSolve")
-    sa, sb = a._value.shape, b._value.shape
+    sa, sb = a._v.shape, b._v.shape
     if len(sa) != len(sb):
         raise _iae("All input tensors must have the same rank.", "MatrixSolve")
     if len(sa) < 2:
@@ -195,7 +195,7 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     a = to_tensor(matrix)
     b = _second_operand(rhs, a, op_name)
     require(a, "fc", op_name)
-    sa, sb = a._value.shape, b._value.shape
+    sa, sb = a._v.shape, b._v.shape
     for i, s in enumerate((sa, sb)):
         if len(s) < 2:
             raise _iae(f"In[{i}] ndims must be >= 2: {len(s)}", op_name)
@@ -265,12 +265,12 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     b = _second_operand(rhs, a, "MatrixSolveLs")
     require(a, "fc", "MatrixSolveLs")
     l2 = float(np.asarray(l2_regularizer))
-    if a._value.dtype == np.complex128 and l2 != 0:
+    if a._v.dtype == np.complex128 and l2 != 0:
         raise NotImplementedError(
             "matrix_solve_ls is currently disabled for complex128 and l2_regularizer != 0 due "
             "to poor accuracy."
         )
-    sa, sb = a._value.shape, b._value.shape
+    sa, sb = a._v.shape, b._v.shape
     if len(sa) < 2:
         raise IndexError("tuple index out of range")
     if not fast:
@@ -309,15 +309,15 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     """Moore-Penrose pseudo-inverse via SVD (``tf.linalg.pinv``); singular values below
     ``rcond * max(s)`` (default ``10 * max(M, N) * eps``) are dropped."""
     x = to_tensor(a)
-    if x._value.dtype.kind != "f":
+    if x._v.dtype.kind != "f":
         raise TypeError(
-            f"Input `a` must have `float`-like `dtype` (saw {tf_type_name(x._value.dtype)})."
+            f"Input `a` must have `float`-like `dtype` (saw {tf_type_name(x._v.dtype)})."
         )
-    if x._value.ndim < 2:
-        raise ValueError(f"Input `a` must have at least 2 dimensions (saw: {x._value.ndim}).")
+    if x._v.ndim < 2:
+        raise ValueError(f"Input `a` must have at least 2 dimensions (saw: {x._v.ndim}).")
     if rcond is None:
-        m, n = x._value.shape[-2:]
-        rcond = 10.0 * max(m, n) * float(np.finfo(x._value.dtype).eps)
+        m, n = x._v.shape[-2:]
+        rcond = 10.0 * max(m, n) * float(np.finfo(x._v.dtype).eps)
     return apply(_pinv_op, (x,), (("rcond", float(np.asarray(rcond))),))
 
 
@@ -328,12 +328,12 @@ def expm(input, name=None):  # noqa: A002 - TF's name
     """Matrix exponential of each square matrix (``tf.linalg.expm``; Padé approximant with
     scaling and squaring, as TF, here JAX's implementation)."""
     x = to_tensor(input)
-    dt = x._value.dtype
+    dt = x._v.dtype
     if dt.kind not in "fc":
         raise ValueError(
             f"tf.linalg.expm does not support matrices of type <dtype: '{tf_type_name(dt)}'>"
         )
-    shape = x._value.shape
+    shape = x._v.shape
     if len(shape) < 2 or shape[-1] != shape[-2]:
         # TF reshapes to [-1, M, N] and fails in its first matrix product.
         flat = (1, shape[0]) if len(shape) < 2 else (int(np.prod(shape[:-2])),) + shape[-2:]

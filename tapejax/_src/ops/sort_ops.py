@@ -61,7 +61,7 @@ def _sort_args(values, axis, direction):
     if np.ndim(axis) != 0:
         raise ValueError(f"Argument `axis` must be a constant scalar. Received: axis={axis}.")
     ax = int(np.asarray(axis))
-    n = x._value.ndim
+    n = x._v.ndim
     if not -n <= ax < n:
         shown = ax + n if ax < 0 else ax
         raise InvalidArgumentError(
@@ -69,7 +69,7 @@ def _sort_args(values, axis, direction):
             None,
             f"slice index {shown} of dimension 0 out of bounds. [Op:StridedSlice]",
         )
-    dt = x._value.dtype
+    dt = x._v.dtype
     if dt == np.bool_:
         raise InvalidArgumentError(
             None,
@@ -115,7 +115,7 @@ UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "coun
 
 def _unique(x, out_idx, op_name):
     t = to_tensor(x)
-    if t._value.ndim != 1:
+    if t._v.ndim != 1:
         raise InvalidArgumentError(None, None, f"unique expects a 1D vector. [Op:{op_name}]")
     out_dt = dtypes.as_dtype(out_idx)
     if out_dt not in (dtypes.int32, dtypes.int64):
@@ -131,7 +131,7 @@ def _unique(x, out_idx, op_name):
             f"tapejax.{op_name.lower()}: the result's size depends on the input's values, so "
             "it cannot be traced (inside tapejax.function or a JAX transform); call it eagerly."
         )
-    a = a.astype(t._value.dtype)
+    a = a.astype(t._v.dtype)
     _, first, inverse, counts = np.unique(
         a, return_index=True, return_inverse=True, return_counts=True, equal_nan=False
     )
@@ -193,12 +193,12 @@ def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, na
     seq = to_tensor(sorted_sequence)
     vals = to_tensor(values)
     for t in (seq, vals):
-        if t._value.ndim == 0:
+        if t._v.ndim == 0:
             raise InvalidArgumentError(
                 None, None, "slice index -1 of dimension 0 out of bounds. [Op:StridedSlice]"
             )
-    if vals._value.dtype != seq._value.dtype:
-        raise dtype_mismatch(op_name, 1, seq._value.dtype, vals._value.dtype)
+    if vals._v.dtype != seq._v.dtype:
+        raise dtype_mismatch(op_name, 1, seq._v.dtype, vals._v.dtype)
     out_dt = dtypes.as_dtype(out_type)
     if out_dt not in (dtypes.int32, dtypes.int64):
         raise InvalidArgumentError(
@@ -207,7 +207,7 @@ def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, na
             f"Value for attr 'out_type' of {tf_type_name(out_dt._np)} is not in the list of "
             f"allowed values: int32, int64 [Op:{op_name}]",
         )
-    ss, vs = seq._value.shape, vals._value.shape
+    ss, vs = seq._v.shape, vals._v.shape
     if int(np.prod(ss[:-1])) != int(np.prod(vs[:-1])):
         raise InvalidArgumentError(
             None, None, f"Leading dim_size of both tensors must match. [Op:{op_name}]"

@@ -212,13 +212,13 @@ def betainc(a, b, x, name=None):
         to_tensor(v) if isinstance(v, Tensor) else convert_to_tensor(v, like) for v in (a, b, x)
     )
     for i, t in enumerate((b, x), start=1):
-        if t._value.dtype != a._value.dtype:
-            raise dtype_mismatch("Betainc", i, a._value.dtype, t._value.dtype)
+        if t._v.dtype != a._v.dtype:
+            raise dtype_mismatch("Betainc", i, a._v.dtype, t._v.dtype)
     require(a, "f", "Betainc")
     named = (("a", a), ("b", b), ("x", x))
     for i, (n1, t1) in enumerate(named):
         for n2, t2 in named[i + 1 :]:
-            s1, s2 = t1._value.shape, t2._value.shape
+            s1, s2 = t1._v.shape, t2._v.shape
             if s1 and s2 and s1 != s2:
                 raise InvalidArgumentError(
                     None,

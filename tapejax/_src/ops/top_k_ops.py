@@ -69,7 +69,7 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):  # noqa:
             "values: int16, int32, int64 [Op:TopKV2]",
         )
     k = _scalar_int(k)
-    shape = x._value.shape
+    shape = x._v.shape
     if not shape:
         raise InvalidArgumentError(None, None, "input must be >= 1-D, got shape [] [Op:TopKV2]")
     if k < 0:
@@ -104,28 +104,28 @@ def in_top_k(targets, predictions, k, name=None):
     Ties at the boundary count as in, as TF; a row with a non-finite prediction gives False.
     """
     t = to_tensor(targets)
-    if tf_type_name(t._value.dtype) not in ("int32", "int64"):
+    if tf_type_name(t._v.dtype) not in ("int32", "int64"):
         raise InvalidArgumentError(
             None,
             None,
-            f"Value for attr 'T' of {tf_type_name(t._value.dtype)} is not in the list of allowed "
+            f"Value for attr 'T' of {tf_type_name(t._v.dtype)} is not in the list of allowed "
             "values: int32, int64 [Op:InTopKV2]",
         )
     p = convert_to_tensor(predictions, dtype=dtypes.float32)
-    if p._value.ndim != 2:
+    if p._v.ndim != 2:
         raise InvalidArgumentError(
-            None, None, f"predictions must be 2-dimensional, got {p._value.ndim} [Op:InTopKV2]"
+            None, None, f"predictions must be 2-dimensional, got {p._v.ndim} [Op:InTopKV2]"
         )
-    if t._value.ndim != 1:
+    if t._v.ndim != 1:
         raise InvalidArgumentError(
-            None, None, f"targets must be 1-dimensional, got {t._value.ndim} [Op:InTopKV2]"
+            None, None, f"targets must be 1-dimensional, got {t._v.ndim} [Op:InTopKV2]"
         )
-    if p._value.shape[0] != t._value.shape[0]:
+    if p._v.shape[0] != t._v.shape[0]:
         raise InvalidArgumentError(
             None,
             None,
-            f"First dimension of predictions {p._value.shape[0]} must match length of targets "
-            f"{t._value.shape[0]} [Op:InTopKV2]",
+            f"First dimension of predictions {p._v.shape[0]} must match length of targets "
+            f"{t._v.shape[0]} [Op:InTopKV2]",
         )
     return apply(_in_top_k_op, (t, p), (("k", _scalar_int(k)),))
 
@@ -164,7 +164,7 @@ def _approx_top_k(largest: bool):
     ):
         x = to_tensor(operand)
         require(x, "f", "ApproxTopK")
-        n = x._value.ndim
+        n = x._v.ndim
         (axis,) = axis_ints(reduction_dimension)
         if not -n <= axis < n:
             raise InvalidArgumentError(
@@ -174,11 +174,11 @@ def _approx_top_k(largest: bool):
                 "[Op:ApproxTopK]",
             )
         k = _scalar_int(k)
-        if not 0 < k <= x._value.shape[axis]:
+        if not 0 < k <= x._v.shape[axis]:
             raise InvalidArgumentError(
                 None,
                 None,
-                f"k must be in (0, {x._value.shape[axis]}], got {k} [Op:ApproxTopK]",
+                f"k must be in (0, {x._v.shape[axis]}], got {k} [Op:ApproxTopK]",
             )
         static = (
             ("k", k),

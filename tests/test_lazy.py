@@ -1,0 +1,218 @@
+"""Deferred recording under one tape (``tapejax/_src/lazy.py``).
+
+Under a lone GradientTape, recorded ops do not run at once: their values are computed
+in the gradient's own program, or when something reads them first. These tests pin
+that nothing observable changes but when the work happens: values, shapes, errors at
+the line, warnings, trace counts and memory.
+"""
+
+import gc
+import weakref
+
+import jax
+import numpy as np
+import pytest
+
+import tapejax as tf
+from tapejax._src import lazy, lowering
+from tapejax._src.tensor import Pending
+
+
+def _pending(t) -> bool:
+    return type(t._v) is Pending
+
+
+def _mlp(x, w1, b1, w2):
+    return tf.reduce_mean(tf.square(tf.matmul(tf.nn.relu(tf.matmul(x, w1) + b1), w2)))
+
+
+@pytest.fixture
+def weights():
+    rng = np.random.default_rng(0)
+    x = tf.constant(rng.standard_normal((4, 3)).astype(np.float32))
+    w1 = tf.Variable(rng.standard_normal((3, 5)).astype(np.float32))
+    b1 = tf.Variable(rng.standard_normal(5).astype(np.float32))
+    w2 = tf.Variable(rng.standard_normal((5, 2)).astype(np.float32))
+    return x, w1, b1, w2
+
+
+def _reference(x, w1, b1, w2):
+    def loss(p):
+        h = jax.nn.relu(x.numpy() @ p[0] + p[1])
+        return jax.numpy.mean((h @ p[2]) ** 2)
+
+    params = [w1.numpy(), b1.numpy(), w2.numpy()]
+    return loss(params), jax.grad(loss)(params)
+
+
+def test_recorded_ops_are_deferred_with_shapes_and_dtypes_known(weights):
+    x, w1, b1, w2 = weights
+    with tf.GradientTape() as tape:
+        h = tf.matmul(x, w1) + b1
+        loss = tf.reduce_mean(tf.square(h))
+    assert _pending(h) and _pending(loss)
+    assert h.shape.as_list() == [4, 5] and h.dtype == tf.float32 and loss.shape.rank == 0
+    unwatched = x * 2.0  # no recorded input: runs at once
+    assert not _pending(unwatched)
+    tape.gradient(loss, [w1, b1])
+    assert not _pending(loss) and not _pending(h)  # computed by the gradient's program
+
+
+def test_gradient_and_values_match_eager_math(weights):
+    x, w1, b1, w2 = weights
+    with tf.GradientTape() as tape:
+        loss = _mlp(x, w1, b1, w2)
+    grads = tape.gradient(loss, [w1, b1, w2])
+    ref_loss, ref_grads = _reference(x, w1, b1, w2)
+    np.testing.assert_allclose(loss.numpy(), ref_loss, rtol=1e-5)
+    for g, r in zip(grads, ref_grads):
+        np.testing.assert_allclose(g.numpy(), r, rtol=1e-5, atol=1e-6)
+
+
+def test_reading_a_value_inside_the_tape_computes_it(weights, capsys):
+    x, w1, b1, w2 = weights
+    with tf.GradientTape() as tape:
+        h = tf.matmul(x, w1) + b1
+        if tf.reduce_sum(h) > -1e9:  # __bool__ needs the value now
+            h = tf.nn.relu(h)
+        print(float(tf.reduce_sum(h)))
+        loss = tf.reduce_mean(tf.square(tf.matmul(h, w2)))
+    grads = tape.gradient(loss, [w1, b1, w2])
+    ref_loss, ref_grads = _reference(x, w1, b1, w2)
+    assert capsys.readouterr().out.strip()
+    np.testing.assert_allclose(loss.numpy(), ref_loss, rtol=1e-5)
+    for g, r in zip(grads, ref_grads):
+        np.testing.assert_allclose(g.numpy(), r, rtol=1e-5, atol=1e-6)
+
+
+def test_errors_are_raised_at_the_line(weights):
+    x, w1, _, _ = weights
+    with tf.GradientTape():
+        h = tf.matmul(x, w1)
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            tf.matmul(h, w1)  # (4, 5) @ (3, 5)
+        with pytest.raises(tf.errors.InvalidArgumentError):
+            h + tf.ones([3])
+
+
+def test_a_training_loop_compiles_one_program(weights):
+    x, w1, b1, w2 = weights
+    lowering.clear_cache()
+    before = lowering.trace_counts().get("gradient", 0)
+    programs = len(lazy._programs)
+    losses = []
+    for _ in range(20):
+        with tf.GradientTape() as tape:
+            loss = _mlp(x, w1, b1, w2)
+        grads = tape.gradient(loss, [w1, b1, w2])
+        for v, g in zip([w1, b1, w2], grads):
+            v.assign_sub(0.01 * g)
+        losses.append(float(loss))
+    assert lowering.trace_counts()["gradient"] - before == 1
+    assert len(lazy._programs) - programs == 1  # the fused forward and backward
+    assert losses[-1] < losses[0]
+
+
+def test_nested_tapes_run_eagerly_and_agree():
+    x = tf.constant(1.5)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = x * x * x
+        assert not _pending(y)  # two tapes record: nothing is deferred
+        dy = inner.gradient(y, x)
+    d2y = outer.gradient(dy, x)
+    assert float(dy) == pytest.approx(3 * 1.5**2)
+    assert float(d2y) == pytest.approx(6 * 1.5)
+
+
+def test_a_pending_value_feeds_a_later_tape():
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as first:
+        first.watch(x)
+        y = tf.exp(x)
+    assert _pending(y)
+    with tf.GradientTape() as second:
+        second.watch(y)
+        z = tf.reduce_sum(y * y)
+    dz = second.gradient(z, y)  # y is computed in the second tape's program
+    np.testing.assert_allclose(dz.numpy(), 2 * np.exp([1.0, 2.0]), rtol=1e-6)
+    dy = first.gradient(y, x)
+    np.testing.assert_allclose(dy.numpy(), np.exp([1.0, 2.0]), rtol=1e-6)
+
+
+def test_an_op_outside_the_tape_computes_its_pending_input(weights):
+    x, w1, b1, w2 = weights
+    with tf.GradientTape(persistent=True) as tape:
+        loss = _mlp(x, w1, b1, w2)
+    doubled = loss * 2.0  # outside the tape, before the gradient
+    ref_loss, ref_grads = _reference(x, w1, b1, w2)
+    np.testing.assert_allclose(doubled.numpy(), 2 * ref_loss, rtol=1e-5)
+    for _ in range(2):  # persistent: a second gradient gives the same
+        g = tape.gradient(loss, w1)
+        np.testing.assert_allclose(g.numpy(), ref_grads[0], rtol=1e-5, atol=1e-6)
+
+
+def test_jacobian_and_batch_jacobian_fuse_the_forward():
+    rng = np.random.default_rng(2)
+    x = tf.constant(rng.standard_normal((3, 4)).astype(np.float32))
+    w = tf.Variable(rng.standard_normal((4, 2)).astype(np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.tanh(tf.matmul(x, w))
+    bj = tape.batch_jacobian(y, x)
+    assert not _pending(y)
+    ref = jax.vmap(jax.jacrev(lambda r: jax.numpy.tanh(r @ w.numpy())))(x.numpy())
+    np.testing.assert_allclose(bj.numpy(), ref, rtol=1e-5, atol=1e-6)
+    with tf.GradientTape() as tape:
+        y = tf.tanh(tf.matmul(x, w))
+    jac = tape.jacobian(y, w)
+    ref = jax.jacrev(lambda v: jax.numpy.tanh(x.numpy() @ v))(w.numpy())
+    np.testing.assert_allclose(jac.numpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_custom_gradient_runs_its_python_at_the_call():
+    calls = []
+
+    @tf.custom_gradient
+    def f(x):
+        calls.append("forward")
+
+        def grad(dy):
+            return dy * 10.0
+
+        return tf.identity(x), grad
+
+    x = tf.constant(2.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x * 3.0)  # a pending input to user code
+        assert calls == ["forward"]
+    assert float(tape.gradient(y, x)) == pytest.approx(30.0)
+
+
+def test_converting_a_pending_watched_tensor_still_warns():
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 2.0
+        with pytest.warns(tf.GradientCutWarning):
+            arr = np.asarray(y)
+    np.testing.assert_array_equal(arr, [2.0, 4.0])
+    assert tape.gradient(y, x) is not None
+
+
+def test_computed_values_keep_no_graph_alive():
+    x = tf.constant(np.ones((8, 8), np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        h = tf.exp(x)
+        ref = weakref.ref(h)
+        y = tf.reduce_sum(h * h)
+    del h
+    tape.gradient(y, x)
+    del tape
+    gc.collect()
+    assert ref() is None  # the loss, still held, no longer holds its inputs
+    assert float(y) == pytest.approx(64 * np.e**2, rel=1e-5)
