@@ -85,7 +85,10 @@ def record(op, static, args, trace):
         if out_avals is None:
             return None
         _abstract[key] = out_avals
-    node = LazyNode(op, static, args)
+    lazy_nodes = trace.lazy_nodes
+    trace.sig.append((op, static, _codes(trace, args)))
+    node = LazyNode(op, static, args, len(lazy_nodes))
+    lazy_nodes.append(node)
     outs = []
     for pos, (shape, dtype, weak) in enumerate(out_avals):
         t = object.__new__(Tensor)
@@ -99,6 +102,35 @@ def record(op, static, args, trace):
     for pos, o in enumerate(outs):
         live[o._id] = (idx, pos)
     return outs if op.multiple_outputs else outs[0]
+
+
+def _codes(trace, args) -> tuple:
+    """Per input of a node deferred on ``trace``: a leaf number or a (node, output) pair."""
+    codes = []
+    lazy_nodes = trace.lazy_nodes
+    for a in args:
+        if type(a) is Tensor:
+            v = a._v
+            if type(v) is Pending:  # record() resolved the computed ones
+                n = v.node
+                i = n.index
+                if i < len(lazy_nodes) and lazy_nodes[i] is n:
+                    codes.append((i, v.pos))
+                    continue
+                trace.fast = False  # pending in another recording: no leaf value to pass
+                codes.append(None)
+                continue
+            k = trace.leaf_of.get(a._id)
+            if k is None:
+                k = trace.leaf_of[a._id] = len(trace.leaves)
+                trace.leaves.append(v)
+                trace.leaf_avals.append((v.shape, v.dtype, v.weak_type))
+            codes.append(k)
+        else:
+            codes.append(len(trace.leaves))
+            trace.leaves.append(a)
+            trace.leaf_avals.append(type(a))
+    return tuple(codes)
 
 
 def _abstract_eval(op, static, args, avals):
@@ -272,3 +304,114 @@ def run_fused(op, args, trace) -> tuple:
 
 
 Pending.compute = compute
+
+
+# -- planned derivatives: a repeated step skips lowering ---------------------------------------
+#
+# A trace whose every node was deferred is described by its ``sig`` (wiring) and leaf avals.
+# With the targets' and sources' places in it, that determines what ``lowering.lower``
+# returns, so a training loop's later steps look the fused program up by that key and
+# pass the leaves: no pruning, numbering or Wiring on the hot path.
+
+_plans: collections.OrderedDict = collections.OrderedDict()
+
+
+class Plan:
+    """A derivative of one trace structure: ``fn(leaves, cotangents)`` and what lowering
+    found (``lowered`` holds no arguments; None when nothing is connected)."""
+
+    __slots__ = ("fn", "lowered")
+
+    def __init__(self, fn, lowered):
+        self.fn, self.lowered = fn, lowered
+
+    def run(self, trace, cotangents) -> tuple:
+        cts = []
+        if cotangents is not None:
+            cts = [c._value for c, on in zip(cotangents, self.lowered.target_connected) if on]
+        result, forward = self.fn(trace.leaves, cts)
+        _store(trace.lazy_nodes, forward)
+        _resolve(trace)
+        return result
+
+
+def _resolve(trace) -> None:
+    for _, _, _, outs in trace.nodes:
+        for o in outs:
+            v = o._v
+            if type(v) is Pending:
+                o._v = v.node.results[v.pos]
+
+
+def _where(trace, x):
+    """``x``'s place in ``trace`` for a plan key; False when it has none that is structural."""
+    if type(x) is Tensor:
+        v = x._v
+        if type(v) is Pending:
+            n = v.node
+            lazy_nodes = trace.lazy_nodes
+            if n.index < len(lazy_nodes) and lazy_nodes[n.index] is n:
+                return (n.index, v.pos)
+            return False
+        k = trace.leaf_of.get(x._id)
+        if k is not None:
+            return k
+        return ("w" if x._id in trace.live else "x", v.shape, v.dtype)
+    if getattr(x, "_is_variable", False):
+        reads = trace.var_reads.get(x._id, ())
+        return ("v", tuple(trace.leaf_of.get(r._id, -1) for r in reads), x._v.shape, x._v.dtype)
+    return False
+
+
+def plan_key(trace, kind, spec, targets, sources, cotangents):
+    """The structural key of a derivative of ``trace``; None when it has no plan."""
+    lazy_nodes = trace.lazy_nodes
+    if (
+        not trace.fast
+        or not lazy_nodes
+        or len(lazy_nodes) != len(trace.nodes)
+        or lazy_nodes[-1].results is not None
+    ):
+        return None
+    places = [_where(trace, t) for t in targets]
+    places += [_where(trace, s) for s in sources]
+    if False in places:
+        return None
+    cts = None if cotangents is None else tuple((c._v.shape, c._v.dtype) for c in cotangents)
+    return (kind, spec, tuple(trace.sig), tuple(trace.leaf_avals), len(targets), tuple(places), cts)
+
+
+def make_plan(key, trace, lowered):
+    """The plan of ``lowered`` (found on ``trace``) stored under ``key``; None if the
+    program needs a value that is not a leaf or deferred node of ``trace``."""
+    from .lowering import Lowered  # lowering imports dispatch, which imports this module
+
+    if lowered is None:
+        plan = Plan(None, None)
+    else:
+        sig = tuple(trace.sig)
+        const_codes = tuple(sig[i][2][j] for i, j in lowered.origins)
+        if None in const_codes:
+            return None
+        fn = lowered.op.fn
+
+        def fused(leaves, cts):
+            outs = []
+            for op, static, codes in sig:
+                ins = [leaves[c] if type(c) is int else outs[c[0]][c[1]] for c in codes]
+                o = op.pure(static)(*ins)
+                outs.append(tuple(o) if op.multiple_outputs else (o,))
+            consts = [leaves[c] if type(c) is int else outs[c[0]][c[1]] for c in const_codes]
+            return tuple(fn(*consts, *cts)), tuple(outs)
+
+        stub = Lowered(lowered.op, None, lowered.connected, lowered.target_connected)
+        plan = Plan(jax.jit(fused), stub)
+    _plans[key] = plan
+    if len(_plans) > _CACHE_SIZE:
+        _plans.popitem(last=False)
+    return plan
+
+
+def clear_caches() -> None:
+    _plans.clear()
+    _programs.clear()

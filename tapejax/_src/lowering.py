@@ -31,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.extend.core import Literal as _Literal
 
-from . import registry
+from . import lazy, registry
 from .dispatch import Op
 from .tensor import Tensor
 
@@ -54,18 +54,20 @@ def trace_counts() -> dict:
 
 def clear_cache() -> None:
     _cache.clear()
+    lazy.clear_caches()
 
 
 class Lowered:
     """What ``lower`` found: the cached program, its arguments, and who is connected."""
 
-    __slots__ = ("op", "args", "connected", "target_connected")
+    __slots__ = ("op", "args", "connected", "target_connected", "origins")
 
-    def __init__(self, op, args, connected, target_connected):
+    def __init__(self, op, args, connected, target_connected, origins=()):
         self.op = op
         self.args = args
         self.connected = connected  # indices of the sources that get a derivative, in order
         self.target_connected = target_connected  # per flat target: on a differentiable path
+        self.origins = origins  # per program argument before the cotangents: (node, arg)
 
 
 def _is_var(x) -> bool:
@@ -156,7 +158,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
         node = nodes[idx]
         for a in node[2]:
             if type(a) is Tensor and a._id in dep:
-                replay.append(node)
+                replay.append((idx, node))
                 for o in node[3]:
                     dep.add(o._id)
                 break
@@ -164,16 +166,18 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
     slots: dict = {}
     consts: list = []
     const_index: dict = {}
+    origins: list = []  # per const: (node index, argument position) of its first use
     prog = []
-    for op, static, args, outs in replay:
+    for idx, (op, static, args, outs) in replay:
         refs = []
-        for a in args:
+        for j, a in enumerate(args):
             if type(a) is Tensor:
                 aid = a._id
                 k = const_index.get(aid)
                 if k is None:
                     k = const_index[aid] = len(consts)
                     consts.append(a)
+                    origins.append((idx, j))
                 if aid in dep and aid in need:
                     s = slots.get(aid)
                     if s is None:
@@ -183,6 +187,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
             else:
                 k = len(consts)
                 consts.append(a)
+                origins.append((idx, j))
                 s = -1
             refs.append((k, s))
         out_slots = []
@@ -259,7 +264,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
         _cache[key] = program
         if len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
-    return Lowered(program, args, connected, target_connected)
+    return Lowered(program, args, connected, target_connected, origins)
 
 
 def _forward_ok(op, static) -> bool:

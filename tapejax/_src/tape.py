@@ -58,7 +58,20 @@ _CONSUMED = (
 class _Trace:
     """One tape's recording. It is a recorder: ``record`` is called for every op."""
 
-    __slots__ = ("nodes", "live", "var_reads", "watched_vars", "watch_accessed", "__weakref__")
+    __slots__ = (
+        "nodes",
+        "live",
+        "var_reads",
+        "watched_vars",
+        "watch_accessed",
+        "lazy_nodes",
+        "sig",
+        "leaves",
+        "leaf_avals",
+        "leaf_of",
+        "fast",
+        "__weakref__",
+    )
 
     def __init__(self, watch_accessed: bool):
         self.nodes: list = []
@@ -67,6 +80,16 @@ class _Trace:
         self.var_reads: dict = {}  # variable id -> [read Tensors]
         self.watched_vars: dict = {}  # variable id -> Variable
         self.watch_accessed = watch_accessed
+        # Deferred nodes (lazy.py): the nodes, their wiring (one entry per node: op, static
+        # arguments, and per input a leaf number or a (node, output) pair) and the leaves'
+        # values and avals; ``fast`` is cleared when a deferred node reads a value pending
+        # in another recording.
+        self.lazy_nodes: list = []
+        self.sig: list = []
+        self.leaves: list = []
+        self.leaf_avals: list = []
+        self.leaf_of: dict = {}
+        self.fast = True
 
     def record(self, op, static, args, outs):
         live = self.live

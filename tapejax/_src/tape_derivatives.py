@@ -96,12 +96,35 @@ def _gradient(trace, targets, sources, out_grads):
             )
         # Extra output gradients are ignored, as TF ignores them.
         out_grads = [_cotangent(g, t) for g, t in zip(out_grads, targets)]
-    lowered = lowering.lower(trace, targets, sources, "gradient", (), out_grads)
+    lowered, grads = _derive(trace, targets, sources, "gradient", (), out_grads)
     if lowered is None:
         return result
-    grads = _run(lowered, trace)
     _collect(result, lowered, grads)
     return result
+
+
+def _derive(trace, targets, sources, kind, spec, cotangents=None):
+    """Lowers and runs a derivative: ``(lowered, outputs)``, or ``(None, None)`` when no
+    source is connected. A trace of deferred ops (``lazy.py``) seen before skips lowering."""
+    key = None
+    if not recorder._state.recorders:
+        key = lazy.plan_key(trace, kind, spec, targets, sources, cotangents)
+        if key is not None:
+            plan = lazy._plans.get(key)
+            if plan is not None:
+                if plan.lowered is None:
+                    return None, None
+                return plan.lowered, tuple(map(wrap, plan.run(trace, cotangents)))
+    lowered = lowering.lower(trace, targets, sources, kind, spec, cotangents)
+    if key is not None:
+        plan = lazy.make_plan(key, trace, lowered)
+        if plan is not None:
+            if lowered is None:
+                return None, None
+            return plan.lowered, tuple(map(wrap, plan.run(trace, cotangents)))
+    if lowered is None:
+        return None, None
+    return lowered, _run(lowered, trace)
 
 
 def _run(lowered, trace):
@@ -136,11 +159,10 @@ def _jacobian(trace, target, sources, parallel_iterations):
         if source_size < target_size and parallel_iterations is None and not complex_involved
         else "rev"
     )
-    lowered = lowering.lower(trace, [target], sources, "jacobian", (mode, parallel_iterations))
+    lowered, jacs = _derive(trace, [target], sources, "jacobian", (mode, parallel_iterations))
     result = [None] * len(sources)
     if lowered is None:
         return result
-    jacs = _run(lowered, trace)
     _collect(result, lowered, jacs)
     return result
 
@@ -160,10 +182,8 @@ def _batch_jacobian(trace, target, source, parallel_iterations):
         if col_size < row_size and parallel_iterations is None and not complex_involved
         else "rev"
     )
-    lowered = lowering.lower(
-        trace, [target], [source], "batch_jacobian", (mode, parallel_iterations)
-    )
+    lowered, out = _derive(trace, [target], [source], "batch_jacobian", (mode, parallel_iterations))
     if lowered is None:
         return None
-    (jac,) = _run(lowered, trace)
+    (jac,) = out
     return None if lowered.op.fn.missing else jac

@@ -28,10 +28,11 @@ class LazyNode:
     """An op recorded on a tape but not run yet: run by ``lazy.compute``, which stores its
     outputs in ``results`` and drops ``args``."""
 
-    __slots__ = ("op", "static", "args", "results")
+    __slots__ = ("op", "static", "args", "results", "index")
 
-    def __init__(self, op, static, args):
+    def __init__(self, op, static, args, index):
         self.op, self.static, self.args, self.results = op, static, args, None
+        self.index = index  # position among its trace's deferred nodes
 
 
 class Pending:
