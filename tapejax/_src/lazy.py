@@ -29,6 +29,7 @@ import collections
 
 import jax
 import numpy as np
+from jax.core import ShapedArray
 
 from .tensor import LazyNode, Pending, Tensor, _next_id
 
@@ -65,9 +66,9 @@ def record(op, static, args, trace):
             if tv is Pending:
                 if v.node.results is not None:
                     v = a._v = v.node.results[v.pos]
-                avals.append((v.shape, v.dtype, v.weak_type))
+                avals.append(v.aval)
             elif tv is ArrayImpl:
-                avals.append((v.shape, v.dtype, v.weak_type))
+                avals.append(v.aval)
             else:
                 return None
             if not recorded and a._id in live:
@@ -86,13 +87,13 @@ def record(op, static, args, trace):
             return None
         _abstract[key] = out_avals
     lazy_nodes = trace.lazy_nodes
-    trace.sig.append((op, static, _codes(trace, args)))
+    trace.sig.append((op, static, _codes(trace, args, avals)))
     node = LazyNode(op, static, args, len(lazy_nodes))
     lazy_nodes.append(node)
     outs = []
-    for pos, (shape, dtype, weak) in enumerate(out_avals):
+    for pos, aval in enumerate(out_avals):
         t = object.__new__(Tensor)
-        t._v = Pending(node, pos, shape, dtype, weak)
+        t._v = Pending(node, pos, aval)
         t._id = _next_id()
         outs.append(t)
     outs = tuple(outs)
@@ -104,11 +105,11 @@ def record(op, static, args, trace):
     return outs if op.multiple_outputs else outs[0]
 
 
-def _codes(trace, args) -> tuple:
+def _codes(trace, args, avals) -> tuple:
     """Per input of a node deferred on ``trace``: a leaf number or a (node, output) pair."""
     codes = []
     lazy_nodes = trace.lazy_nodes
-    for a in args:
+    for a, aval in zip(args, avals):
         if type(a) is Tensor:
             v = a._v
             if type(v) is Pending:  # record() resolved the computed ones
@@ -124,18 +125,18 @@ def _codes(trace, args) -> tuple:
             if k is None:
                 k = trace.leaf_of[a._id] = len(trace.leaves)
                 trace.leaves.append(v)
-                trace.leaf_avals.append((v.shape, v.dtype, v.weak_type))
+                trace.leaf_avals.append(aval)
             codes.append(k)
         else:
             codes.append(len(trace.leaves))
             trace.leaves.append(a)
-            trace.leaf_avals.append(type(a))
+            trace.leaf_avals.append(aval)
     return tuple(codes)
 
 
 def _abstract_eval(op, static, args, avals):
     specs = [
-        jax.ShapeDtypeStruct(av[0], av[1], weak_type=av[2]) if type(av) is tuple else a
+        a if type(av) is type else jax.ShapeDtypeStruct(av.shape, av.dtype, weak_type=av.weak_type)
         for a, av in zip(args, avals)
     ]
     try:
@@ -145,7 +146,7 @@ def _abstract_eval(op, static, args, avals):
     outs = out if op.multiple_outputs else (out,)
     if not isinstance(outs, tuple) or not all(isinstance(o, jax.ShapeDtypeStruct) for o in outs):
         return None
-    return tuple((tuple(o.shape), np.dtype(o.dtype), bool(o.weak_type)) for o in outs)
+    return tuple(ShapedArray(tuple(o.shape), np.dtype(o.dtype), bool(o.weak_type)) for o in outs)
 
 
 # -- running what is pending ---------------------------------------------------------------
@@ -213,10 +214,7 @@ class _Wiring:
         return (-1, k)
 
     def leaf_avals(self) -> tuple:
-        return tuple(
-            (v.shape, v.dtype, v.weak_type) if type(v) is ArrayImpl else type(v)
-            for v in self.leaves
-        )
+        return tuple(v.aval if type(v) is ArrayImpl else type(v) for v in self.leaves)
 
 
 def _replay(prog, leaves) -> list:

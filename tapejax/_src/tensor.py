@@ -39,19 +39,14 @@ class Pending:
     """Output ``pos`` of a ``LazyNode``, with its shape and dtype known from abstract
     evaluation. ``value()`` runs the pending ops it depends on (one jitted program)."""
 
-    __slots__ = ("node", "pos", "shape", "dtype", "weak_type")
+    __slots__ = ("node", "pos", "aval", "shape", "dtype", "weak_type")
 
     # Set by ``lazy`` (which imports this module): computes a Pending's node.
     compute = None
 
-    def __init__(self, node, pos, shape, dtype, weak_type):
-        self.node, self.pos, self.shape, self.dtype, self.weak_type = (
-            node,
-            pos,
-            shape,
-            dtype,
-            weak_type,
-        )
+    def __init__(self, node, pos, aval):
+        self.node, self.pos, self.aval = node, pos, aval  # aval: a jax ShapedArray
+        self.shape, self.dtype, self.weak_type = aval.shape, aval.dtype, aval.weak_type
 
     @property
     def ndim(self) -> int:

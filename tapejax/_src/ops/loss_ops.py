@@ -27,8 +27,12 @@ from .reduction_ops import reduce_sum
 
 def _sparse_xent_fn(labels, logits):
     # Through log_softmax (max subtracted first): as precise as TF's kernel in float32.
+    # The label's entry is picked by a one-hot select, not a gather: its derivative is
+    # then elementwise and fuses, where a gather's is a scatter (2x slower at MLP sizes).
     log_probs = jax.nn.log_softmax(logits, axis=-1)
-    return -jnp.take_along_axis(log_probs, labels[..., None].astype(jnp.int32), axis=-1)[..., 0]
+    classes = jax.lax.broadcasted_iota(jnp.int32, log_probs.shape, log_probs.ndim - 1)
+    picked = jnp.where(classes == labels[..., None].astype(jnp.int32), log_probs, 0)
+    return -jnp.sum(picked, axis=-1)
 
 
 _checked_labels: dict = {}  # labels tensor id -> number of classes it was checked against
