@@ -238,6 +238,14 @@ def _cached(key, build):
 def _store(nodes, results) -> None:
     for n, r in zip(nodes, results):
         n.results = r
+    # Inputs that were pending now hold their values (an op reading a computed Pending
+    # would otherwise take the slow path in ``dispatch.apply``); then the graph goes.
+    for n in nodes:
+        for a in n.args or ():
+            if type(a) is Tensor:
+                v = a._v
+                if type(v) is Pending and v.node.results is not None:
+                    a._v = v.node.results[v.pos]
         n.args = None
 
 
