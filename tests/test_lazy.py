@@ -217,3 +217,15 @@ def test_computed_values_keep_no_graph_alive():
     gc.collect()
     assert ref() is None  # the loss, still held, no longer holds its inputs
     assert float(y) == pytest.approx(64 * np.e**2, rel=1e-5)
+
+
+def test_ops_that_run_at_once_compute_their_pending_inputs():
+    x = tf.constant([1.0, 2.0, 3.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        h = x * 2.0
+        assert _pending(h)
+        s = tf.stop_gradient(h)  # runs unrecorded, at once: computes h first
+        assert not _pending(s)
+        y = tf.reduce_sum(h * s)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2.0 * 2.0 * np.array([1, 2, 3]))

@@ -94,16 +94,14 @@ def apply(op: Op, args: tuple, static: tuple = ()):
         if out is not None:
             return out
     values = [a._v if type(a) is Tensor else a for a in args]
+    for v in values:
+        if type(v) is Pending:  # deferred under a tape (lazy.py): compute it now
+            values = [a._value if type(a) is Tensor else a for a in args]
+            break
     compiled = op._compiled.get(static) or op.compiled(static)
     try:
         out = compiled(*values)
     except (TypeError, ValueError) as e:
-        if any(type(v) is Pending for v in values):
-            # A pending input (deferred under a tape): compute it, then run as usual.
-            for a in args:
-                if type(a) is Tensor:
-                    a._value  # noqa: B018 - computes in place
-            return apply(op, args, static)
         if op.runs_user_code or isinstance(e, jax.errors.JAXTypeError):
             raise
         raise InvalidArgumentError(None, None, f"{e} [Op:{op.name}]") from None
