@@ -196,7 +196,7 @@ class _Wiring:
     def ref(self, a):
         if type(a) is not Tensor:
             self.leaves.append(a)
-            return (-1, len(self.leaves) - 1)
+            return len(self.leaves) - 1
         v = a._v
         if type(v) is Pending:
             i = self.index.get(id(v.node))
@@ -205,22 +205,28 @@ class _Wiring:
             results = v.node.results
             if results is None:
                 self.foreign = True
-                return (-2, 0)
+                return None
             v = a._v = results[v.pos]  # computed earlier
         k = self.leaf_of.get(a._id)
         if k is None:
             k = self.leaf_of[a._id] = len(self.leaves)
             self.leaves.append(v)
-        return (-1, k)
+        return k
 
     def leaf_avals(self) -> tuple:
         return tuple(v.aval if type(v) is ArrayImpl else type(v) for v in self.leaves)
 
 
+def _pick(leaves, outs, code):
+    return leaves[code] if type(code) is int else outs[code[0]][code[1]]
+
+
 def _replay(prog, leaves) -> list:
+    """Runs ``prog`` (op, static, codes) on ``leaves``: per node, its outputs' tuple. A code
+    is a leaf number or a (node, output) pair, as ``_Wiring`` and ``_codes`` number them."""
     outs = []
-    for op, static, refs in prog:
-        ins = [leaves[k] if i < 0 else outs[i][k] for i, k in refs]
+    for op, static, codes in prog:
+        ins = [_pick(leaves, outs, c) for c in codes]
         o = op.pure(static)(*ins)
         outs.append(tuple(o) if op.multiple_outputs else (o,))
     return outs
@@ -294,7 +300,7 @@ def run_fused(op, args, trace) -> tuple:
     def build():
         def fused(*leaves):
             outs = _replay(prog, leaves)
-            inner = [leaves[k] if i < 0 else outs[i][k] for i, k in arg_refs]
+            inner = [_pick(leaves, outs, c) for c in arg_refs]
             return tuple(fn(*inner)), tuple(outs)
 
         return fused
@@ -402,12 +408,8 @@ def make_plan(key, trace, lowered):
         fn = lowered.op.fn
 
         def fused(leaves, cts):
-            outs = []
-            for op, static, codes in sig:
-                ins = [leaves[c] if type(c) is int else outs[c[0]][c[1]] for c in codes]
-                o = op.pure(static)(*ins)
-                outs.append(tuple(o) if op.multiple_outputs else (o,))
-            consts = [leaves[c] if type(c) is int else outs[c[0]][c[1]] for c in const_codes]
+            outs = _replay(sig, leaves)
+            consts = [_pick(leaves, outs, c) for c in const_codes]
             return tuple(fn(*consts, *cts)), tuple(outs)
 
         stub = Lowered(lowered.op, None, lowered.connected, lowered.target_connected)
