@@ -307,11 +307,7 @@ def run_fused(op, args, trace) -> tuple:
 
     result, forward = _cached(("fused", op, prog, arg_refs, w.leaf_avals()), build)(*w.leaves)
     _store(nodes, forward)
-    for _, _, _, outs in trace.nodes:  # resolved in place: later reads skip the indirection
-        for o in outs:
-            v = o._v
-            if type(v) is Pending:
-                o._v = v.node.results[v.pos]
+    _resolve(trace)
     return result
 
 
@@ -348,6 +344,7 @@ class Plan:
 
 
 def _resolve(trace) -> None:
+    """The trace's outputs hold their values in place: later reads skip the indirection."""
     for _, _, _, outs in trace.nodes:
         for o in outs:
             v = o._v
