@@ -107,13 +107,11 @@ def apply(op: Op, args: tuple, static: tuple = ()):
         raise InvalidArgumentError(None, None, f"{e} [Op:{op.name}]") from None
     if op.multiple_outputs:
         outs = tuple(wrap(o) for o in out)
-        recs = _state.recorders
         if recs:
             for r in recs:
                 r.record(op, static, args, outs)
         return outs
     t = wrap(out)
-    recs = _state.recorders
     if recs:
         outs = (t,)
         for r in recs:

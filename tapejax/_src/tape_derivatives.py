@@ -105,26 +105,21 @@ def _gradient(trace, targets, sources, out_grads):
 
 def _derive(trace, targets, sources, kind, spec, cotangents=None):
     """Lowers and runs a derivative: ``(lowered, outputs)``, or ``(None, None)`` when no
-    source is connected. A trace of deferred ops (``lazy.py``) seen before skips lowering."""
+    source is connected. A trace of deferred ops (``lazy.py``) has a plan, made by its first
+    lowering and found by structure afterwards."""
     key = None
     if not recorder._state.recorders:
         key = lazy.plan_key(trace, kind, spec, targets, sources, cotangents)
+    plan = None if key is None else lazy._plans.get(key)
+    if plan is None:
+        lowered = lowering.lower(trace, targets, sources, kind, spec, cotangents)
         if key is not None:
-            plan = lazy._plans.get(key)
-            if plan is not None:
-                if plan.lowered is None:
-                    return None, None
-                return plan.lowered, tuple(map(wrap, plan.run(trace, cotangents)))
-    lowered = lowering.lower(trace, targets, sources, kind, spec, cotangents)
-    if key is not None:
-        plan = lazy.make_plan(key, trace, lowered)
-        if plan is not None:
-            if lowered is None:
-                return None, None
-            return plan.lowered, tuple(map(wrap, plan.run(trace, cotangents)))
-    if lowered is None:
+            plan = lazy.make_plan(key, trace, lowered)
+        if plan is None:
+            return (None, None) if lowered is None else (lowered, _run(lowered, trace))
+    if plan.lowered is None:
         return None, None
-    return lowered, _run(lowered, trace)
+    return plan.lowered, tuple(map(wrap, plan.run(trace, cotangents)))
 
 
 def _run(lowered, trace):
