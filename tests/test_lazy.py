@@ -109,8 +109,10 @@ def test_a_training_loop_compiles_one_program(weights):
             v.assign_sub(0.01 * g)
         losses.append(float(loss))
     assert lowering.trace_counts()["gradient"] - before == 1
-    assert len(lazy._plans) - plans == 1  # one fused forward and backward, found by structure
-    assert len(lazy._programs) == programs  # nothing was computed on its own
+    assert len(lazy._plans) - plans == 1  # the first step: forward and backward, fused
+    # From the second step on, the gradient and the updates are deferred too: the whole
+    # step (forward, backward, updates) is one program, found by structure.
+    assert len(lazy._programs) - programs == 1
     assert losses[-1] < losses[0]
 
 
@@ -229,3 +231,171 @@ def test_ops_that_run_at_once_compute_their_pending_inputs():
         assert not _pending(s)
         y = tf.reduce_sum(h * s)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2.0 * 2.0 * np.array([1, 2, 3]))
+
+
+# -- the gradient and the updates after it ---------------------------------------------------
+
+
+def _sgd_reference(x, params, steps, lr=0.01):
+    """Losses and final weights of ``steps`` SGD steps of ``_mlp``, in plain JAX."""
+
+    def loss(p):
+        h = jax.nn.relu(x @ p[0] + p[1])
+        return jax.numpy.mean((h @ p[2]) ** 2)
+
+    losses = []
+    for _ in range(steps):
+        value, grads = jax.value_and_grad(loss)(params)
+        losses.append(float(value))
+        params = [p - lr * g for p, g in zip(params, grads)]
+    return losses, params
+
+
+def test_the_gradient_and_the_updates_after_it_are_one_program(weights):
+    x, w1, b1, w2 = weights
+    variables = [w1, b1, w2]
+    ref_losses, ref_params = _sgd_reference(x.numpy(), [v.numpy() for v in variables], 5)
+    lowering.clear_cache()  # a fresh start: no plan for this structure yet
+    programs = len(lazy._programs)
+    losses = []
+    for step in range(5):
+        with tf.GradientTape() as tape:
+            loss = _mlp(x, w1, b1, w2)
+        grads = tape.gradient(loss, variables)
+        # The first step runs the plan it makes; later ones defer the gradient too.
+        assert all(_pending(g) for g in grads) == (step > 0)
+        for v, g in zip(variables, grads):
+            v.assign_sub(0.01 * g)
+        assert (type(w1._v) is Pending) == (step > 0)  # the update waits with its gradient
+        assert w1.shape.as_list() == [3, 5] and w1.dtype == tf.float32
+        losses.append(float(loss))  # computes the step: forward, gradient and updates
+        assert not any(_pending(g) for g in grads)
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)
+    for v, p in zip(variables, ref_params):
+        np.testing.assert_allclose(v.numpy(), p, rtol=1e-5, atol=1e-6)
+    assert len(lazy._programs) - programs <= 1  # one program for steps 2..5
+
+
+def test_the_next_step_computes_the_deferred_one(weights):
+    x, w1, b1, w2 = weights
+    variables = [w1, b1, w2]
+    ref_losses, ref_params = _sgd_reference(x.numpy(), [v.numpy() for v in variables], 4)
+    losses = []
+    for _ in range(4):
+        with tf.GradientTape() as tape:
+            loss = _mlp(x, w1, b1, w2)  # reads the updated variables: computes the last step
+        for v, g in zip(variables, tape.gradient(loss, variables)):
+            v.assign_sub(0.01 * g)
+        losses.append(loss)
+    np.testing.assert_allclose([float(v) for v in losses], ref_losses, rtol=1e-5)
+    np.testing.assert_allclose(w2.numpy(), ref_params[2], rtol=1e-5, atol=1e-6)
+
+
+def test_a_persistent_tape_does_not_defer_its_gradient(weights):
+    x, w1, b1, w2 = weights
+    for _ in range(3):
+        with tf.GradientTape(persistent=True) as tape:
+            loss = _mlp(x, w1, b1, w2)
+        g = tape.gradient(loss, w1)
+        assert not _pending(g)
+        assert tape.gradient(loss, w1).numpy() == pytest.approx(g.numpy())
+
+
+def test_errors_in_deferred_updates_are_raised_at_the_line(weights):
+    x, w1, b1, w2 = weights
+    for _ in range(2):
+        with tf.GradientTape() as tape:
+            loss = _mlp(x, w1, b1, w2)
+        g1, g2 = tape.gradient(loss, [w1, w2])
+    assert _pending(g1)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Cannot update variable"):
+        w1.assign_sub(g2)  # (5, 2) into (3, 5)
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        g1 + tf.ones([7])
+    w1.assign_sub(0.01 * g1)  # the recording is still usable
+    assert np.all(np.isfinite(w1.numpy()))
+
+
+def test_pending_values_of_two_recordings_meet_outside_both(weights):
+    x, w1, b1, w2 = weights
+    grads = []
+    for _ in range(2):  # the first tape's gradient runs at once: loop twice per tape
+        for _ in range(2):
+            with tf.GradientTape() as tape:
+                loss = _mlp(x, w1, b1, w2)
+            g = tape.gradient(loss, w1)
+        grads.append(g)
+        x = x * 1.0 + 0.5  # a second problem
+    assert all(_pending(g) for g in grads)
+    total = grads[0] + grads[1]  # two recordings: computed, then added at once
+    np.testing.assert_allclose(
+        total.numpy(), grads[0].numpy() + grads[1].numpy(), rtol=1e-6, atol=1e-7
+    )
+
+
+def test_a_deferred_step_keeps_no_graph_alive(weights):
+    x, w1, b1, w2 = weights
+    for step in range(3):
+        with tf.GradientTape() as tape:
+            loss = _mlp(x, w1, b1, w2)
+        grads = tape.gradient(loss, [w1, b1, w2])
+        if step == 2:
+            ref = weakref.ref(grads[0])
+            recording = weakref.ref(grads[0]._v.node.trace)
+        for v, g in zip([w1, b1, w2], grads):
+            v.assign_sub(0.01 * g)
+    del grads, g, tape
+    w1.numpy()  # computes the last step
+    assert ref() is None and recording() is None  # no cycle: freed without the collector
+    float(loss)
+
+
+def test_keras_optimizer_updates_are_deferred_and_exact(weights):
+    pytest.importorskip("keras")
+    from tapejax import keras
+
+    x, w1, b1, w2 = weights
+    variables = [w1, b1, w2]
+    initial = [v.numpy() for v in variables]
+    results = {}
+    for defer in (True, False):
+        for v, value in zip(variables, initial):
+            v.assign(value)
+        opt = keras.optimizers.Adam(0.05)
+        losses = []
+        for _ in range(4):
+            with tf.GradientTape() as tape:
+                loss = _mlp(x, w1, b1, w2)
+            grads = tape.gradient(loss, variables)
+            if not defer:
+                grads = [tf.constant(g.numpy()) for g in grads]
+            opt.apply_gradients(zip(grads, variables))
+            if defer and len(losses) > 0:
+                assert type(w1._v) is Pending
+            losses.append(float(loss))
+        results[defer] = (losses, [v.numpy() for v in variables], int(opt.iterations.numpy()))
+    assert results[True][0] == results[False][0]
+    for a, b in zip(results[True][1], results[False][1]):
+        np.testing.assert_array_equal(a, b)
+    assert results[True][2] == results[False][2] == 4
+
+
+def test_a_deferred_step_returns_only_the_values_still_held(weights):
+    from tapejax._src.tensor import DROPPED
+
+    x, w1, b1, w2 = weights
+    kept = []
+    for step in range(3):
+        with tf.GradientTape() as tape:
+            loss = _mlp(x, w1, b1, w2)
+        grads = tape.gradient(loss, [w1, b1, w2])
+        if step == 2:
+            node = grads[0]._v.node  # the derivative's node, not its outputs
+            kept.append(grads[1])  # one gradient the caller keeps
+        for v, g in zip([w1, b1, w2], grads):
+            v.assign_sub(0.01 * g)
+    del grads, g
+    float(loss)  # computes the last step
+    assert node.results[0] is DROPPED and node.results[2] is DROPPED  # never written out
+    assert not _pending(kept[0]) and kept[0].shape.as_list() == [5]
+    assert np.all(np.isfinite(kept[0].numpy())) and np.all(np.isfinite(w1.numpy()))

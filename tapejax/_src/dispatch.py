@@ -95,7 +95,11 @@ def apply(op: Op, args: tuple, static: tuple = ()):
             return out
     values = [a._v if type(a) is Tensor else a for a in args]
     for v in values:
-        if type(v) is Pending:  # deferred under a tape (lazy.py): compute it now
+        if type(v) is Pending:  # deferred under a tape (lazy.py)
+            if not recs:  # an update after a deferred gradient: deferred with it
+                out = lazy.record_after(op, static, args)
+                if out is not None:
+                    return out
             values = [a._value if type(a) is Tensor else a for a in args]
             break
     compiled = op._compiled.get(static) or op.compiled(static)

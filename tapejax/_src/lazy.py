@@ -14,31 +14,42 @@ that is not recorded lazily) runs what it depends on first (``compute``): one ji
 program, cached by structure like every lowering. Nothing observable changes but when
 the work happens.
 
+A non-persistent tape whose structure has a plan defers its derivative too
+(``Plan.defer``): the derivative becomes one more node of the recording, which then
+stays open (``open_after``) to ops outside any tape that read its pending values
+(``record_after``: ``lr * g``, ``Variable.assign_sub``, a Keras optimizer's update). The
+first read of any of its values runs the whole recording as one program
+(``compute_trace``): a training step is then one dispatch, as a hand-written jitted
+step is.
+
 Invariants:
   * a Pending's node is computed at most once; ``results`` then holds its outputs and
     ``args`` is dropped, so a computed value keeps no graph alive;
   * programs are cached by structure (ops, static arguments, wiring, avals), never
     values: a training loop compiles once;
   * ops that run user code (custom gradients, derivative programs) and ops seeing
-    tracers are never deferred.
+    tracers are never deferred (a planned derivative is deferred as a whole);
+  * a recording's program reads only its own nodes and concrete leaves: a value pending
+    in another recording is computed before it is recorded.
 """
 
 from __future__ import annotations
 
 import collections
+import sys
 
 import jax
 import numpy as np
 from jax.core import ShapedArray
 
-from .tensor import LazyNode, Pending, Tensor, _next_id
+from .tensor import DROPPED, LazyNode, Pending, Tensor, _next_id
 
 try:
     from jax._src.array import ArrayImpl
 except ImportError:  # pragma: no cover - a JAX without the private name: nothing is deferred
     ArrayImpl = None
 
-__all__ = ["TRACE", "record", "compute", "pending_nodes", "run_fused"]
+__all__ = ["TRACE", "record", "record_after", "compute", "compute_trace", "pending_nodes", "run_fused"]
 
 # The recorder type that records lazily (GradientTape's trace); set by ``tape``.
 TRACE = None
@@ -54,7 +65,8 @@ def record(op, static, args, trace):
 
     It runs now when no input is recorded by ``trace``, when an input is not a concrete
     array, a pending value or a Python scalar (tracers, NumPy arrays), or when abstract
-    evaluation fails (the eager call then raises the op's own error).
+    evaluation fails (the eager call then raises the op's own error). An input pending in
+    another recording is computed first: a recording's program reads only its own nodes.
     """
     live = trace.live
     recorded = False
@@ -64,8 +76,11 @@ def record(op, static, args, trace):
             v = a._v
             tv = type(v)
             if tv is Pending:
-                if v.node.results is not None:
-                    v = a._v = v.node.results[v.pos]
+                n = v.node
+                if n.results is None and n.trace is not trace:
+                    Pending.compute([v])
+                if n.results is not None:
+                    v = a._v = v.value()
                 avals.append(v.aval)
             elif tv is ArrayImpl:
                 avals.append(v.aval)
@@ -79,6 +94,61 @@ def record(op, static, args, trace):
             return None
     if not recorded:
         return None
+    outs = _defer(trace, op, static, args, avals)
+    if outs is None:
+        return None
+    nodes = trace.nodes
+    idx = len(nodes)
+    nodes.append((op, static, args, outs))
+    for pos, o in enumerate(outs):
+        live[o._id] = (idx, pos)
+    return outs if op.multiple_outputs else outs[0]
+
+
+def record_after(op, static, args):
+    """Defers an op run outside any tape onto the recording whose deferred derivative an
+    input is pending on (the update that follows ``gradient``); None when it must run now.
+
+    So a training step (forward, gradient, the variables' updates) becomes one program,
+    computed when a value of it is read: usually by the next step's first op.
+    """
+    if op.runs_user_code:
+        return None
+    trace = None
+    avals = []
+    for a in args:
+        if type(a) is Tensor:
+            v = a._v
+            tv = type(v)
+            if tv is Pending:
+                n = v.node
+                if n.results is not None:
+                    v = a._v = v.value()
+                elif not n.trace.open_after or (trace is not None and n.trace is not trace):
+                    return None
+                else:
+                    trace = n.trace
+                avals.append(v.aval)
+            elif tv is ArrayImpl:
+                avals.append(v.aval)
+            else:
+                return None
+        elif type(a) in _SCALARS:
+            avals.append(type(a))
+        else:
+            return None
+    if trace is None:
+        return None
+    outs = _defer(trace, op, static, args, avals)
+    if outs is None:
+        return None
+    trace.after_outs.extend(outs)
+    return outs if op.multiple_outputs else outs[0]
+
+
+def _defer(trace, op, static, args, avals):
+    """Appends ``op`` to ``trace``'s deferred nodes: its output Tensors (pending), or None
+    when abstract evaluation fails."""
     key = (op, static, tuple(avals))
     out_avals = _abstract.get(key)
     if out_avals is None:
@@ -88,21 +158,20 @@ def record(op, static, args, trace):
         _abstract[key] = out_avals
     lazy_nodes = trace.lazy_nodes
     trace.sig.append((op, static, _codes(trace, args, avals)))
-    node = LazyNode(op, static, args, len(lazy_nodes))
+    node = LazyNode(op, static, args, len(lazy_nodes), trace)
     lazy_nodes.append(node)
+    return _outputs(node, out_avals)
+
+
+def _outputs(node, out_avals) -> tuple:
+    node.n_out = len(out_avals)
     outs = []
     for pos, aval in enumerate(out_avals):
         t = object.__new__(Tensor)
         t._v = Pending(node, pos, aval)
         t._id = _next_id()
         outs.append(t)
-    outs = tuple(outs)
-    nodes = trace.nodes
-    idx = len(nodes)
-    nodes.append((op, static, args, outs))
-    for pos, o in enumerate(outs):
-        live[o._id] = (idx, pos)
-    return outs if op.multiple_outputs else outs[0]
+    return tuple(outs)
 
 
 def _codes(trace, args, avals) -> tuple:
@@ -206,7 +275,7 @@ class _Wiring:
             if results is None:
                 self.foreign = True
                 return None
-            v = a._v = results[v.pos]  # computed earlier
+            v = a._v = v.value()  # computed earlier
         k = self.leaf_of.get(a._id)
         if k is None:
             k = self.leaf_of[a._id] = len(self.leaves)
@@ -244,6 +313,7 @@ def _cached(key, build):
 def _store(nodes, results) -> None:
     for n, r in zip(nodes, results):
         n.results = r
+        n.trace = None
     # Inputs that were pending now hold their values (an op reading a computed Pending
     # would otherwise take the slow path in ``dispatch.apply``); then the graph goes.
     for n in nodes:
@@ -251,12 +321,19 @@ def _store(nodes, results) -> None:
             if type(a) is Tensor:
                 v = a._v
                 if type(v) is Pending and v.node.results is not None:
-                    a._v = v.node.results[v.pos]
+                    r = v.node.results[v.pos]
+                    if r is not DROPPED:
+                        a._v = r
         n.args = None
 
 
 def compute(pendings) -> None:
-    """Runs every uncomputed node the ``Pending`` values depend on, as one program."""
+    """Runs every uncomputed node the ``Pending`` values depend on, as one program. A
+    recording with a deferred derivative runs whole (``compute_trace``)."""
+    for p in pendings:
+        trace = p.node.trace
+        if trace is not None and trace.open_after:
+            compute_trace(trace)
     nodes = _closure([p.node for p in pendings])
     if not nodes:
         return
@@ -270,6 +347,69 @@ def compute(pendings) -> None:
         return forward
 
     _store(nodes, _cached(("forward", prog, w.leaf_avals()), build)(*w.leaves))
+
+
+def compute_trace(trace) -> None:
+    """Runs all of ``trace``'s deferred nodes as one program, cached by its wiring: the
+    forward, the deferred derivative and what was deferred after it. The program returns
+    only the values something outside the recording still holds (``_held``): a step's
+    gradients and ``lr * g`` products, dropped by then, are never written out."""
+    sig = tuple(trace.sig)
+    held = _held(trace)
+
+    def build():
+        def run(*leaves):
+            outs = _replay(sig, leaves)
+            return tuple(outs[i][pos] for i, pos in held)
+
+        return run
+
+    trace.open_after = False
+    values = _cached(("trace", sig, tuple(trace.leaf_avals), held), build)(*trace.leaves)
+    todo = [n for n in trace.lazy_nodes if n.results is None]
+    results = {id(n): [DROPPED] * n.n_out for n in todo}
+    lazy_nodes = trace.lazy_nodes
+    for (i, pos), v in zip(held, values):
+        results[id(lazy_nodes[i])][pos] = v
+    _store(todo, [tuple(results[id(n)]) for n in todo])
+    _resolve(trace)
+
+
+def _outputs_of(trace):
+    """``trace``'s output Tensors: its tape's nodes' and those deferred after it."""
+    for _, _, _, outs in trace.nodes:
+        yield from outs
+    yield from trace.after_outs
+
+
+def _held(trace) -> tuple:
+    """The (node, output) places of ``trace``'s uncomputed outputs that something besides
+    the recording references: found by reference counts, so a value the caller can still
+    reach is always returned (a reference not accounted for only makes it return more)."""
+    uses: dict = {}
+    for n in trace.lazy_nodes:
+        for a in n.args or ():
+            if type(a) is Tensor:
+                uses[id(a)] = uses.get(id(a), 0) + 1
+    held = set()
+    count = sys.getrefcount
+    for _, _, _, outs in trace.nodes:
+        # The tuple: the recording's entry, ``outs`` here, count's argument; more when a
+        # caller kept a multiple-output op's tuple, whose outputs are then all held.
+        everything = len(outs) > 1 and count(outs) > 3
+        for o in outs:
+            p = o._v
+            # ``o``: its tuple, the nodes reading it, ``o`` here and count's argument; ``p``:
+            # ``o._v``, ``p`` here and count's argument.
+            if type(p) is Pending and p.node.trace is trace:
+                if everything or count(o) > 3 + uses.get(id(o), 0) or count(p) > 3:
+                    held.add((p.node.index, p.pos))
+    for o in trace.after_outs:
+        p = o._v
+        if type(p) is Pending and p.node.trace is trace:
+            if count(o) > 3 + uses.get(id(o), 0) or count(p) > 3:
+                held.add((p.node.index, p.pos))
+    return tuple(sorted(held))
 
 
 def pending_nodes(trace) -> list:
@@ -326,12 +466,17 @@ _plans: collections.OrderedDict = collections.OrderedDict()
 
 class Plan:
     """A derivative of one trace structure: ``fn(leaves, cotangents)`` and what lowering
-    found (``lowered`` holds no arguments; None when nothing is connected)."""
+    found (``lowered`` holds no arguments; None when nothing is connected).
 
-    __slots__ = ("fn", "lowered")
+    ``derivative`` is the derivative program as a deferrable op (jitted, so the fused
+    programs that inline it reuse its one trace); ``const_codes`` say where its inputs
+    are in the trace; ``out_avals`` are its outputs' avals, known once it has run."""
 
-    def __init__(self, fn, lowered):
+    __slots__ = ("fn", "lowered", "derivative", "const_codes", "out_avals")
+
+    def __init__(self, fn, lowered, derivative=None, const_codes=()):
         self.fn, self.lowered = fn, lowered
+        self.derivative, self.const_codes, self.out_avals = derivative, const_codes, None
 
     def run(self, trace, cotangents) -> tuple:
         cts = []
@@ -340,16 +485,54 @@ class Plan:
         result, forward = self.fn(trace.leaves, cts)
         _store(trace.lazy_nodes, forward)
         _resolve(trace)
+        if self.out_avals is None:
+            self.out_avals = tuple(r.aval for r in result)
         return result
+
+    def defer(self, trace, cotangents):
+        """The derivative appended to ``trace`` as a deferred node: its output Tensors,
+        pending; None when it must run now (the program has not run yet, or an output
+        gradient is itself pending)."""
+        if self.out_avals is None:
+            return None
+        cts = []
+        if cotangents is not None:
+            cts = [c for c, on in zip(cotangents, self.lowered.target_connected) if on]
+            if any(type(c._v) is not ArrayImpl for c in cts):
+                return None
+        codes = self.const_codes + _codes(trace, cts, [c._v.aval for c in cts])
+        node = LazyNode(self.derivative, (), (), len(trace.lazy_nodes), trace)
+        trace.lazy_nodes.append(node)
+        trace.sig.append((self.derivative, (), codes))
+        outs = _outputs(node, self.out_avals)
+        trace.after_outs.extend(outs)
+        trace.open_after = True
+        return outs
+
+
+class _Derivative:
+    """A plan's derivative program in the shape ``_replay`` runs: ``pure(()) -> fn``."""
+
+    __slots__ = ("fn",)
+    multiple_outputs = True
+    runs_user_code = True
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def pure(self, static):
+        return self.fn
 
 
 def _resolve(trace) -> None:
     """The trace's outputs hold their values in place: later reads skip the indirection."""
-    for _, _, _, outs in trace.nodes:
-        for o in outs:
-            v = o._v
-            if type(v) is Pending:
-                o._v = v.node.results[v.pos]
+    for o in _outputs_of(trace):
+        v = o._v
+        if type(v) is Pending:
+            r = v.node.results[v.pos]
+            if r is not DROPPED:
+                o._v = r
+    trace.after_outs.clear()
 
 
 def _where(trace, x):
@@ -402,7 +585,7 @@ def make_plan(key, trace, lowered):
         const_codes = tuple(sig[i][2][j] for i, j in lowered.origins)
         if None in const_codes:
             return None
-        fn = lowered.op.fn
+        fn = jax.jit(lowered.op.fn)
 
         def fused(leaves, cts):
             outs = _replay(sig, leaves)
@@ -410,7 +593,7 @@ def make_plan(key, trace, lowered):
             return tuple(fn(*consts, *cts)), tuple(outs)
 
         stub = Lowered(lowered.op, None, lowered.connected, lowered.target_connected)
-        plan = Plan(jax.jit(fused), stub)
+        plan = Plan(jax.jit(fused), stub, _Derivative(fn), const_codes)
     _plans[key] = plan
     if len(_plans) > _CACHE_SIZE:
         _plans.popitem(last=False)

@@ -70,6 +70,9 @@ class _Trace:
         "leaf_avals",
         "leaf_of",
         "fast",
+        "single_use",
+        "open_after",
+        "after_outs",
         "__weakref__",
     )
 
@@ -90,6 +93,12 @@ class _Trace:
         self.leaf_avals: list = []
         self.leaf_of: dict = {}
         self.fast = True
+        # A non-persistent tape's derivative may be deferred (``lazy.Plan.defer``): the
+        # recording then stays open to ops outside any tape that read its pending values
+        # (``open_after``), and ``after_outs`` holds their outputs until it is computed.
+        self.single_use = False
+        self.open_after = False
+        self.after_outs: list = []
 
     def record(self, op, static, args, outs):
         live = self.live
@@ -273,6 +282,7 @@ class GradientTape:
                 warn_first_n(_PERSISTENT_IN_CONTEXT, 1)
         trace = self._tape
         if not self._persistent:
+            trace.single_use = True
             # Kept unsorted: sorting is paid only if watched_variables() is asked for.
             self._watched_variables = trace.watched_vars
             self._tape = None

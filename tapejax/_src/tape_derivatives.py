@@ -119,6 +119,10 @@ def _derive(trace, targets, sources, kind, spec, cotangents=None):
             return (None, None) if lowered is None else (lowered, _run(lowered, trace))
     if plan.lowered is None:
         return None, None
+    if trace.single_use:  # nothing else will read this recording: defer the derivative too
+        outs = plan.defer(trace, cotangents)
+        if outs is not None:
+            return plan.lowered, outs
     return plan.lowered, tuple(map(wrap, plan.run(trace, cotangents)))
 
 

@@ -26,13 +26,28 @@ _next_id = itertools.count(1).__next__
 
 class LazyNode:
     """An op recorded on a tape but not run yet: run by ``lazy.compute``, which stores its
-    outputs in ``results`` and drops ``args``."""
+    outputs in ``results`` and drops ``args`` and ``trace``."""
 
-    __slots__ = ("op", "static", "args", "results", "index")
+    __slots__ = ("op", "static", "args", "results", "index", "trace", "n_out")
 
-    def __init__(self, op, static, args, index):
+    def __init__(self, op, static, args, index, trace):
         self.op, self.static, self.args, self.results = op, static, args, None
         self.index = index  # position among its trace's deferred nodes
+        self.trace = trace  # the recording it belongs to, until it is computed
+        self.n_out = 0  # how many outputs it has (set with its output Tensors)
+
+
+class _Dropped:
+    """In ``LazyNode.results``: an output that nothing held when its program ran, so the
+    program did not return it (``lazy.compute_trace``). It can never be read."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<dropped>"
+
+
+DROPPED = _Dropped()
 
 
 class Pending:
@@ -61,7 +76,10 @@ class Pending:
         if results is None:
             Pending.compute([self])
             results = self.node.results
-        return results[self.pos]
+        v = results[self.pos]
+        if v is DROPPED:  # pragma: no cover - lazy._held returns every value still held
+            raise RuntimeError("tapejax internal error: a deferred value was dropped while held")
+        return v
 
 
 class Tensor:

@@ -15,9 +15,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import dtypes, recorder
+from . import dtypes, lazy, recorder
 from .conversion import convert_to_tensor
-from .tensor import Tensor, _next_id, numpy_text, wrap
+from .dispatch import Op
+from .tensor import Pending, Tensor, _next_id, numpy_text, wrap
 from .tensor_shape import TensorShape
 
 __all__ = ["Variable", "name_scope", "VariableSynchronization", "VariableAggregation"]
@@ -114,6 +115,13 @@ def _sub(a, b):
     return a - b
 
 
+# The updates as ops, for ``Variable._deferred``.
+_update_ops = {
+    _add: Op("AssignAddVariableOp", jnp.add),
+    _sub: Op("AssignSubVariableOp", jnp.subtract),
+}
+
+
 class Variable:
     """A mutable tensor-valued variable (``tf.Variable``), usable wherever a Tensor is.
 
@@ -129,7 +137,7 @@ class Variable:
     _is_variable = True
     __array_priority__ = 100
     __slots__ = (
-        "_value",
+        "_val",
         "_id",
         "_trainable",
         "_name",
@@ -217,10 +225,23 @@ class Variable:
                 r.variable_read(self, t)
         return t
 
+    # ``_val`` holds the array (or tracer), or a ``Pending`` when an update was deferred
+    # with the gradient it applies (``lazy.record_after``); ``_value`` computes it on read,
+    # and ``_v`` (shape and dtype only) takes Tensors and Variables alike.
+    @property
+    def _value(self):
+        v = self._val
+        if type(v) is Pending:
+            v = self._val = v.value()
+        return v
+
+    @_value.setter
+    def _value(self, value):
+        self._val = value
+
     @property
     def _v(self):
-        # A Variable's value is never pending; code reading ``x._v.shape`` takes either.
-        return self._value
+        return self._val
 
     def value(self) -> Tensor:
         return self._dense_read()
@@ -327,7 +348,9 @@ class Variable:
         return self if read_value else None
 
     def _update(self, delta, fn, op_name: str):
-        if type(delta) is Tensor and delta._v.dtype == self._value.dtype:
+        if type(delta) is Tensor and delta._v.dtype == self._val.dtype:
+            if type(delta._v) is Pending and type(self) is Variable and self._deferred(delta, fn):
+                return
             d = delta._value  # the optimizer-step fast path: no conversion needed
             d_shape = d.shape
         else:
@@ -345,6 +368,17 @@ class Variable:
             )
         self._accessed()
         self._value = fn(self._value, d)
+
+    def _deferred(self, delta, fn) -> bool:
+        """Defers the update with the gradient ``delta`` is pending on; False if it can't."""
+        if delta._v.shape != self._val.shape:
+            return False  # the eager path raises TF's error
+        out = lazy.record_after(_update_ops[fn], (), (wrap(self._val), delta))
+        if out is None:
+            return False
+        self._accessed()
+        self._val = out._v
+        return True
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
         """Adds ``delta`` (of the variable's exact shape) in place. Returns the variable."""

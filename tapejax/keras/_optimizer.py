@@ -11,11 +11,14 @@ module must never re-implement an update rule: Keras's code is the rule.
 
 from __future__ import annotations
 
+import weakref
+
 import jax
 
-from tapejax._src import recorder
+from tapejax._src import lazy, recorder
 from tapejax._src.tape import GradientTape
-from tapejax._src.tensor import Tensor
+from tapejax._src.tensor import Pending, Tensor, wrap
+from tapejax._src.variables import Variable
 
 from ._backend import keras
 from ._shared import keras_variable, tape_variable
@@ -139,6 +142,8 @@ class Optimizer:
             update = self._updates[key] = _jitted_update(opt, kvars)
         targets = [tape_variable(v) for v in kvars]
         state = self._state
+        if self._deferred(update, grads, targets, state):
+            return
         grad_values = [g._value if type(g) is Tensor else _as_array(g) for g in grads]
         var_values = [v._dense_read()._value for v in targets]
         state_values = [v._dense_read()._value for v in state]
@@ -149,6 +154,27 @@ class Optimizer:
         for v, value in zip(state, new_state):
             v._accessed()
             v._value = value
+
+    def _deferred(self, update, grads, targets, state) -> bool:
+        """Defers the update with the gradient it applies (``lazy.record_after``): the
+        training step is then one program. False when it must run now."""
+        if recorder._state.recorders or not any(
+            type(g) is Tensor and type(g._v) is Pending for g in grads
+        ):
+            return False
+        if not all(type(g) is Tensor for g in grads) or not all(
+            type(v) is Variable for v in (*targets, *state)
+        ):
+            return False
+        op = _deferrable(update, len(state), len(grads))
+        args = (*(wrap(v._val) for v in state), *grads, *(wrap(v._val) for v in targets))
+        outs = lazy.record_after(op, (), args)
+        if outs is None:
+            return False
+        for v, o in zip((*targets, *state), outs):
+            v._accessed()
+            v._val = o._v
+        return True
 
     def minimize(self, loss, var_list, tape=None):
         """Computes gradients of ``loss`` for ``var_list`` and applies them (TF Keras 2's).
@@ -233,6 +259,38 @@ def _jitted_update(opt, kvars):
         return new_vars, new_state
 
     return jax.jit(update)
+
+
+class _Deferrable:
+    """A jitted update as an op ``lazy.record_after`` can defer: flat arrays in and out
+    (state, gradients, variables in; new variables, new state out)."""
+
+    __slots__ = ("fn",)
+    multiple_outputs = True
+    runs_user_code = False
+
+    def __init__(self, update, n_state, n_grads):
+        def flat(*arrays):
+            state = list(arrays[:n_state])
+            grads = list(arrays[n_state : n_state + n_grads])
+            new_vars, new_state = update(state, grads, list(arrays[n_state + n_grads :]))
+            return (*new_vars, *new_state)
+
+        self.fn = flat
+
+    def pure(self, static):
+        return self.fn
+
+
+_deferrables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _deferrable(update, n_state, n_grads) -> _Deferrable:
+    """The one deferrable op of ``update``: deferred programs are cached by op identity."""
+    op = _deferrables.get(update)
+    if op is None:
+        op = _deferrables[update] = _Deferrable(update, n_state, n_grads)
+    return op
 
 
 _classes: dict = {}

@@ -19,7 +19,7 @@ from ..variables import Variable
 
 __all__ = ["place", "sharding_of"]
 
-_SLOT = Variable.__dict__["_value"]  # the slot descriptor that really holds the value
+_SLOT = Variable.__dict__["_val"]  # the slot descriptor that really holds the value
 _shardings: dict = {}  # Variable id -> its Sharding; entries leave with their Variable
 _classes: dict = {}  # Variable subclass -> its placed subclass
 
