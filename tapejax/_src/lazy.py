@@ -77,15 +77,15 @@ def record(op, static, args, trace):
             tv = type(v)
             if tv is Pending:
                 n = v.node
-                if n.results is None and n.trace is not trace:
-                    Pending.compute([v])
-                if n.results is not None:
-                    v = a._v = v.value()
-                avals.append(v.aval)
-            elif tv is ArrayImpl:
-                avals.append(v.aval)
-            else:
+                if n.trace is trace:  # deferred here: recorded by this tape
+                    avals.append(v.aval)
+                    recorded = True
+                    continue
+                v = a._v = v.value()  # computed, or pending in another recording
+                tv = type(v)
+            if tv is not ArrayImpl:
                 return None
+            avals.append(v.aval)
             if not recorded and a._id in live:
                 recorded = True
         elif type(a) in _SCALARS:
@@ -165,6 +165,11 @@ def _defer(trace, op, static, args, avals):
 
 def _outputs(node, out_avals) -> tuple:
     node.n_out = len(out_avals)
+    if len(out_avals) == 1:
+        t = object.__new__(Tensor)
+        t._v = Pending(node, 0, out_avals[0])
+        t._id = _next_id()
+        return (t,)
     outs = []
     for pos, aval in enumerate(out_avals):
         t = object.__new__(Tensor)
@@ -175,30 +180,26 @@ def _outputs(node, out_avals) -> tuple:
 
 
 def _codes(trace, args, avals) -> tuple:
-    """Per input of a node deferred on ``trace``: a leaf number or a (node, output) pair."""
+    """Per input of a node deferred on ``trace``: a leaf number or a (node, output) pair.
+    Callers have computed every input pending in another recording."""
     codes = []
-    lazy_nodes = trace.lazy_nodes
+    leaves = trace.leaves
     for a, aval in zip(args, avals):
         if type(a) is Tensor:
             v = a._v
-            if type(v) is Pending:  # record() resolved the computed ones
-                n = v.node
-                i = n.index
-                if i < len(lazy_nodes) and lazy_nodes[i] is n:
-                    codes.append((i, v.pos))
-                    continue
-                trace.fast = False  # pending in another recording: no leaf value to pass
-                codes.append(None)
+            if type(v) is Pending:
+                codes.append((v.node.index, v.pos))
                 continue
-            k = trace.leaf_of.get(a._id)
+            leaf_of = trace.leaf_of
+            k = leaf_of.get(a._id)
             if k is None:
-                k = trace.leaf_of[a._id] = len(trace.leaves)
-                trace.leaves.append(v)
+                k = leaf_of[a._id] = len(leaves)
+                leaves.append(v)
                 trace.leaf_avals.append(aval)
             codes.append(k)
         else:
-            codes.append(len(trace.leaves))
-            trace.leaves.append(a)
+            codes.append(len(leaves))
+            leaves.append(a)
             trace.leaf_avals.append(aval)
     return tuple(codes)
 
@@ -321,9 +322,7 @@ def _store(nodes, results) -> None:
             if type(a) is Tensor:
                 v = a._v
                 if type(v) is Pending and v.node.results is not None:
-                    r = v.node.results[v.pos]
-                    if r is not DROPPED:
-                        a._v = r
+                    a._v = v.node.results[v.pos]
         n.args = None
 
 
@@ -351,65 +350,57 @@ def compute(pendings) -> None:
 
 def compute_trace(trace) -> None:
     """Runs all of ``trace``'s deferred nodes as one program, cached by its wiring: the
-    forward, the deferred derivative and what was deferred after it. The program returns
-    only the values something outside the recording still holds (``_held``): a step's
-    gradients and ``lr * g`` products, dropped by then, are never written out."""
+    forward, the deferred derivative and what was deferred after it.
+
+    The program returns only the values something outside the recording still holds: a
+    step's gradients and ``lr * g`` products, dropped by then, are never written out.
+    Which ones are held is read from reference counts once the recording has let go of
+    its own references (its tape's record and the nodes' arguments): a value the caller
+    can reach is always returned, and an unknown reference only makes it return more."""
     sig = tuple(trace.sig)
-    held = _held(trace)
+    trace.open_after = False
+    count = sys.getrefcount
+    outputs = trace.after_outs
+    trace.after_outs = []
+    keep = []  # a caller kept a multiple-output op's tuple: all of its outputs are held
+    for _, _, _, outs in trace.nodes:
+        # References to the tuple: the tape's record, ``outs`` here and count's argument.
+        if len(outs) > 1 and count(outs) > 3:
+            keep.extend(outs)
+        outputs.extend(outs)
+    trace.nodes.clear()  # a consumed tape's record: nothing reads it any more
+    for n in trace.lazy_nodes:
+        n.args = None
+    held = []
+    for o in outputs:
+        p = o._v
+        # ``o``: ``outputs``, ``o`` here and count's argument (plus ``keep``); ``p``:
+        # ``o._v``, ``p`` here and count's argument.
+        if type(p) is Pending and p.node.trace is trace and (count(o) > 3 or count(p) > 3):
+            held.append(o)
+    places = tuple((o._v.node.index, o._v.pos) for o in held)
 
     def build():
         def run(*leaves):
             outs = _replay(sig, leaves)
-            return tuple(outs[i][pos] for i, pos in held)
+            return tuple(outs[i][pos] for i, pos in places)
 
         return run
 
-    trace.open_after = False
-    values = _cached(("trace", sig, tuple(trace.leaf_avals), held), build)(*trace.leaves)
-    todo = [n for n in trace.lazy_nodes if n.results is None]
-    results = {id(n): [DROPPED] * n.n_out for n in todo}
-    lazy_nodes = trace.lazy_nodes
-    for (i, pos), v in zip(held, values):
-        results[id(lazy_nodes[i])][pos] = v
-    _store(todo, [tuple(results[id(n)]) for n in todo])
-    _resolve(trace)
-
-
-def _outputs_of(trace):
-    """``trace``'s output Tensors: its tape's nodes' and those deferred after it."""
-    for _, _, _, outs in trace.nodes:
-        yield from outs
-    yield from trace.after_outs
-
-
-def _held(trace) -> tuple:
-    """The (node, output) places of ``trace``'s uncomputed outputs that something besides
-    the recording references: found by reference counts, so a value the caller can still
-    reach is always returned (a reference not accounted for only makes it return more)."""
-    uses: dict = {}
+    values = _cached(("trace", sig, tuple(trace.leaf_avals), places), build)(*trace.leaves)
+    results: dict = {}
+    for o, v in zip(held, values):
+        node = o._v.node
+        r = results.get(node)
+        if r is None:
+            r = results[node] = [DROPPED] * node.n_out
+        r[o._v.pos] = v
+        o._v = v
     for n in trace.lazy_nodes:
-        for a in n.args or ():
-            if type(a) is Tensor:
-                uses[id(a)] = uses.get(id(a), 0) + 1
-    held = set()
-    count = sys.getrefcount
-    for _, _, _, outs in trace.nodes:
-        # The tuple: the recording's entry, ``outs`` here, count's argument; more when a
-        # caller kept a multiple-output op's tuple, whose outputs are then all held.
-        everything = len(outs) > 1 and count(outs) > 3
-        for o in outs:
-            p = o._v
-            # ``o``: its tuple, the nodes reading it, ``o`` here and count's argument; ``p``:
-            # ``o._v``, ``p`` here and count's argument.
-            if type(p) is Pending and p.node.trace is trace:
-                if everything or count(o) > 3 + uses.get(id(o), 0) or count(p) > 3:
-                    held.add((p.node.index, p.pos))
-    for o in trace.after_outs:
-        p = o._v
-        if type(p) is Pending and p.node.trace is trace:
-            if count(o) > 3 + uses.get(id(o), 0) or count(p) > 3:
-                held.add((p.node.index, p.pos))
-    return tuple(sorted(held))
+        if n.trace is trace:
+            r = results.get(n)
+            n.results = tuple(r) if r is not None else (DROPPED,) * n.n_out
+            n.trace = None
 
 
 def pending_nodes(trace) -> list:
@@ -526,13 +517,11 @@ class _Derivative:
 
 def _resolve(trace) -> None:
     """The trace's outputs hold their values in place: later reads skip the indirection."""
-    for o in _outputs_of(trace):
-        v = o._v
-        if type(v) is Pending:
-            r = v.node.results[v.pos]
-            if r is not DROPPED:
-                o._v = r
-    trace.after_outs.clear()
+    for _, _, _, outs in trace.nodes:
+        for o in outs:
+            v = o._v
+            if type(v) is Pending:
+                o._v = v.node.results[v.pos]
 
 
 def _where(trace, x):
@@ -551,7 +540,8 @@ def _where(trace, x):
         return ("w" if x._id in trace.live else "x", v.shape, v.dtype)
     if getattr(x, "_is_variable", False):
         reads = trace.var_reads.get(x._id, ())
-        return ("v", tuple(trace.leaf_of.get(r._id, -1) for r in reads), x._v.shape, x._v.dtype)
+        leaf_of = trace.leaf_of
+        return ("v", tuple([leaf_of.get(r._id, -1) for r in reads]), x._v.shape, x._v.dtype)
     return False
 
 
@@ -559,8 +549,7 @@ def plan_key(trace, kind, spec, targets, sources, cotangents):
     """The structural key of a derivative of ``trace``; None when it has no plan."""
     lazy_nodes = trace.lazy_nodes
     if (
-        not trace.fast
-        or not lazy_nodes
+        not lazy_nodes
         or len(lazy_nodes) != len(trace.nodes)
         or lazy_nodes[-1].results is not None
     ):

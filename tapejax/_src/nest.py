@@ -23,8 +23,25 @@ def _sorted_keys(d: Mapping):
         return list(d)
 
 
+# Types seen as leaves (not lists, tuples or mappings): a flat list of them, the usual
+# ``gradient(loss, variables)``, skips the recursion.
+_leaf_types: set = set()
+
+
+def _flat(s) -> bool:
+    """Whether ``s`` is a plain list or tuple of leaves of known leaf types."""
+    if type(s) is not list and type(s) is not tuple:
+        return False
+    for x in s:
+        if type(x) not in _leaf_types:
+            return False
+    return True
+
+
 def flatten(structure) -> list:
     """The leaves of ``structure``, dict values in sorted-key order."""
+    if _flat(structure):
+        return list(structure)
     out: list = []
     _flatten_into(structure, out)
     return out
@@ -38,11 +55,14 @@ def _flatten_into(s, out: list) -> None:
         for k in _sorted_keys(s):
             _flatten_into(s[k], out)
     else:
+        _leaf_types.add(type(s))
         out.append(s)
 
 
 def pack_sequence_as(structure, flat: list):
     """Rebuilds ``structure`` with the leaves ``flat`` (the inverse of ``flatten``)."""
+    if _flat(structure) and len(flat) == len(structure):
+        return list(flat) if type(structure) is list else tuple(flat)
     it = iter(flat)
     result = _pack(structure, it)
     return result

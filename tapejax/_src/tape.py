@@ -69,7 +69,6 @@ class _Trace:
         "leaves",
         "leaf_avals",
         "leaf_of",
-        "fast",
         "single_use",
         "open_after",
         "after_outs",
@@ -85,14 +84,12 @@ class _Trace:
         self.watch_accessed = watch_accessed
         # Deferred nodes (lazy.py): the nodes, their wiring (one entry per node: op, static
         # arguments, and per input a leaf number or a (node, output) pair) and the leaves'
-        # values and avals; ``fast`` is cleared when a deferred node reads a value pending
-        # in another recording.
+        # values and avals.
         self.lazy_nodes: list = []
         self.sig: list = []
         self.leaves: list = []
         self.leaf_avals: list = []
         self.leaf_of: dict = {}
-        self.fast = True
         # A non-persistent tape's derivative may be deferred (``lazy.Plan.defer``): the
         # recording then stays open to ops outside any tape that read its pending values
         # (``open_after``), and ``after_outs`` holds their outputs until it is computed.
