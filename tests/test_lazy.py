@@ -399,3 +399,18 @@ def test_a_deferred_step_returns_only_the_values_still_held(weights):
     assert node.results[0] is DROPPED and node.results[2] is DROPPED  # never written out
     assert not _pending(kept[0]) and kept[0].shape.as_list() == [5]
     assert np.all(np.isfinite(kept[0].numpy())) and np.all(np.isfinite(w1.numpy()))
+
+
+def test_a_long_loop_after_the_gradient_runs_eagerly_past_a_bound(weights):
+    x, w1, b1, w2 = weights
+    for _ in range(2):
+        with tf.GradientTape() as tape:
+            loss = _mlp(x, w1, b1, w2)
+        g = tape.gradient(loss, w1)
+    assert _pending(g)
+    h = g
+    for _ in range(lazy._MAX_AFTER + 10):
+        h = h * 1.0
+    assert not _pending(h)  # the recording was computed at the bound; the rest ran at once
+    assert not _pending(g)
+    np.testing.assert_array_equal(h.numpy(), g.numpy())

@@ -56,6 +56,7 @@ TRACE = None
 
 _SCALARS = frozenset([float, int, bool, complex])
 _CACHE_SIZE = 1024
+_MAX_AFTER = 512  # outputs deferred after a derivative before its recording is computed
 _abstract: dict = {}  # (op, static, input avals) -> output avals
 _programs: collections.OrderedDict = collections.OrderedDict()
 
@@ -138,6 +139,11 @@ def record_after(op, static, args):
         else:
             return None
     if trace is None:
+        return None
+    if len(trace.after_outs) >= _MAX_AFTER:
+        # A long loop of ops after the gradient (a Python-level iteration on it): run what
+        # is deferred now and go on eagerly rather than compile an ever longer program.
+        compute_trace(trace)
         return None
     outs = _defer(trace, op, static, args, avals)
     if outs is None:
