@@ -366,17 +366,7 @@ def compute_trace(trace) -> None:
     sig = tuple(trace.sig)
     trace.open_after = False
     count = sys.getrefcount
-    outputs = trace.after_outs
-    trace.after_outs = []
-    keep = []  # a caller kept a multiple-output op's tuple: all of its outputs are held
-    for _, _, _, outs in trace.nodes:
-        # References to the tuple: the tape's record, ``outs`` here and count's argument.
-        if len(outs) > 1 and count(outs) > 3:
-            keep.extend(outs)
-        outputs.extend(outs)
-    trace.nodes.clear()  # a consumed tape's record: nothing reads it any more
-    for n in trace.lazy_nodes:
-        n.args = None
+    outputs, keep = _release(trace)
     held = []
     for o in outputs:
         p = o._v
@@ -407,6 +397,27 @@ def compute_trace(trace) -> None:
             r = results.get(n)
             n.results = tuple(r) if r is not None else (DROPPED,) * n.n_out
             n.trace = None
+
+
+def _release(trace):
+    """Takes ``trace``'s output Tensors and drops its own references to them (the tape's
+    record, the nodes' arguments): ``(outputs, keep)``, ``keep`` holding the outputs of
+    multiple-output ops whose tuple a caller kept. A function of its own, so that no
+    loop variable outlives it holding a Tensor."""
+    count = sys.getrefcount
+    outputs = trace.after_outs
+    trace.after_outs = []
+    keep = []
+    for entry in trace.nodes:
+        outs = entry[3]
+        # References to the tuple: the tape's record, ``outs`` here and count's argument.
+        if len(outs) > 1 and count(outs) > 3:
+            keep.extend(outs)
+        outputs.extend(outs)
+    trace.nodes.clear()  # a consumed tape's record: nothing reads it any more
+    for n in trace.lazy_nodes:
+        n.args = None
+    return outputs, keep
 
 
 def pending_nodes(trace) -> list:
