@@ -414,3 +414,22 @@ def test_a_long_loop_after_the_gradient_runs_eagerly_past_a_bound(weights):
     assert not _pending(h)  # the recording was computed at the bound; the rest ran at once
     assert not _pending(g)
     np.testing.assert_array_equal(h.numpy(), g.numpy())
+
+
+def test_a_source_that_is_the_first_leaf_has_a_plan():
+    # Leaf number 0 once compared equal to False and cost every such trace its plan.
+    rng = np.random.default_rng(3)
+    x = tf.constant(rng.standard_normal((4, 3)).astype(np.float32))
+    w = tf.constant(rng.standard_normal((3, 2)).astype(np.float32))
+    lowering.clear_cache()
+    results = []
+    for _ in range(3):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.tanh(tf.matmul(x, w))  # x is the trace's leaf 0
+        results.append(tape.batch_jacobian(y, x))
+    assert len(lazy._plans) == 1
+    assert _pending(results[-1])  # found by its plan, so deferred like a gradient
+    ref = jax.vmap(jax.jacrev(lambda r: jax.numpy.tanh(r @ w.numpy())))(x.numpy())
+    for r in results:
+        np.testing.assert_allclose(r.numpy(), ref, rtol=1e-5, atol=1e-6)

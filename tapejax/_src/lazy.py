@@ -573,7 +573,7 @@ def plan_key(trace, kind, spec, targets, sources, cotangents):
         return None
     places = [_where(trace, t) for t in targets]
     places += [_where(trace, s) for s in sources]
-    if False in places:
+    if any(p is False for p in places):  # not ``False in places``: leaf 0 == False
         return None
     cts = None if cotangents is None else tuple((c._v.shape, c._v.dtype) for c in cotangents)
     return (kind, spec, tuple(trace.sig), tuple(trace.leaf_avals), len(targets), tuple(places), cts)
