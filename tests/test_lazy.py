@@ -266,8 +266,8 @@ def test_the_gradient_and_the_updates_after_it_are_one_program(weights):
         assert all(_pending(g) for g in grads) == (step > 0)
         for v, g in zip(variables, grads):
             v.assign_sub(0.01 * g)
+        assert w1.shape.as_list() == [3, 5] and w1.dtype == tf.float32 and w1.ndim == 2
         assert (type(w1._v) is Pending) == (step > 0)  # the update waits with its gradient
-        assert w1.shape.as_list() == [3, 5] and w1.dtype == tf.float32
         losses.append(float(loss))  # computes the step: forward, gradient and updates
         assert not any(_pending(g) for g in grads)
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5)

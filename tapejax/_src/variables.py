@@ -272,15 +272,15 @@ class Variable:
 
     @property
     def dtype(self) -> dtypes.DType:
-        return dtypes.from_array_dtype(self._value.dtype)
+        return dtypes.from_array_dtype(self._val.dtype)
 
     @property
     def shape(self) -> TensorShape:
-        return self._shape if self._shape is not None else TensorShape(self._value.shape)
+        return self._shape if self._shape is not None else TensorShape(self._val.shape)
 
     @property
     def ndim(self) -> int:
-        return self._value.ndim
+        return len(self._val.shape)
 
     @property
     def device(self) -> str:
@@ -316,7 +316,7 @@ class Variable:
                 r.variable_accessed(self)
 
     def _coerce(self, value):
-        kind = self._value.dtype.kind
+        kind = self._val.dtype.kind
         # Python scalars stay raw (weakly typed) when TF would convert them exactly.
         if type(value) is bool or (
             type(value) is int and kind != "b" and -(2**31) <= value < 2**31
@@ -335,7 +335,7 @@ class Variable:
         """
         new = self._coerce(value)
         if isinstance(new, (int, float, bool)):
-            new = jnp.asarray(new, self._value.dtype)
+            new = jnp.asarray(new, self._val.dtype)
         new_shape = tuple(jnp.shape(new))
         if not self.shape.is_compatible_with(new_shape):
             raise ValueError(
@@ -356,13 +356,13 @@ class Variable:
         else:
             d = self._coerce(delta)
             d_shape = tuple(jnp.shape(d))
-        if d_shape != self._value.shape:
+        if d_shape != self._val.shape:
             from .errors import InvalidArgumentError
 
             raise InvalidArgumentError(
                 None,
                 None,
-                f"Cannot update variable with shape [{','.join(map(str, self._value.shape))}] "
+                f"Cannot update variable with shape [{','.join(map(str, self._val.shape))}] "
                 f"using a Tensor with shape [{','.join(map(str, d_shape))}], shapes must be "
                 f"equal. [Op:{op_name}]",
             )
