@@ -375,6 +375,17 @@ def _batch_jacobian_answer_case(tf, **kwargs):
     return g.batch_jacobian(z, x, **kwargs)
 
 
+def case_batch_jacobian_examples_interact(tf):
+    # Each row depends on the whole batch (through the sum): TF's answer is the jacobian
+    # of the batch-summed target, which forward mode with a broadcast tangent misses.
+    x = tf.constant([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6], [0.7, 0.8]])
+    w = tf.constant([[0.0, 0.2, 0.4], [0.6, 0.8, 1.0]])
+    with tf.GradientTape() as g:
+        g.watch(x)
+        y = tf.matmul(x, w) * tf.reduce_sum(x)  # rows of 3 from rows of 2
+    return g.batch_jacobian(y, x)
+
+
 def case_batch_jacobian_pfor(tf):
     return _batch_jacobian_answer_case(tf)
 

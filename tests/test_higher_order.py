@@ -298,28 +298,45 @@ def test_nested_program_cache_is_keyed_by_structure():
     assert len(lowering._cache) == 2
 
 
-def test_batch_jacobian_forward_and_reverse_modes_agree():
-    """A source row smaller than a target row takes forward mode (one JVP per source
-    column); ``parallel_iterations`` forces reverse mode: the same numbers."""
+def test_batch_jacobian_chunked_and_whole_agree():
+    """Always reverse mode (TF's answer: the jacobian of the batch-summed target, row by
+    row); ``parallel_iterations`` chunks the rows: the same numbers."""
     rng = np.random.default_rng(1)
     x = tf.constant(rng.standard_normal((5, 3)).astype(np.float32))
     w = tf.constant(rng.standard_normal((3, 8)).astype(np.float32))
     with tf.GradientTape(persistent=True) as g:
         g.watch(x)
-        y = tf.tanh(tf.matmul(x * x, w))  # rows of 8 from rows of 3: forward mode
+        y = tf.tanh(tf.matmul(x * x, w))  # rows of 8 from rows of 3
     # The first call also runs the deferred forward (lazy.py) in its program.
-    fwd = g.batch_jacobian(y, x)
-    rev = g.batch_jacobian(y, x, parallel_iterations=100)
-    assert fwd.shape == (5, 8, 3)
-    np.testing.assert_allclose(fwd.numpy(), rev.numpy(), rtol=1e-5, atol=1e-6)
+    whole = g.batch_jacobian(y, x)
+    chunked = g.batch_jacobian(y, x, parallel_iterations=3)
+    assert whole.shape == (5, 8, 3)
+    np.testing.assert_allclose(whole.numpy(), chunked.numpy(), rtol=1e-5, atol=1e-6)
     per_example = jax.vmap(jax.jacrev(lambda r: jax.numpy.tanh((r * r) @ w.numpy())))(x.numpy())
-    np.testing.assert_allclose(fwd.numpy(), per_example, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(whole.numpy(), per_example, rtol=1e-5, atol=1e-6)
     g.batch_jacobian(y, x)
     before = lowering.trace_counts()["batch_jacobian"]
     again = g.batch_jacobian(y, x)
-    g.batch_jacobian(y, x, parallel_iterations=100)
-    assert lowering.trace_counts()["batch_jacobian"] == before  # one program per mode
-    np.testing.assert_array_equal(again.numpy(), fwd.numpy())
+    g.batch_jacobian(y, x, parallel_iterations=3)
+    assert lowering.trace_counts()["batch_jacobian"] == before  # one program per chunking
+    np.testing.assert_array_equal(again.numpy(), whole.numpy())
+
+
+def test_batch_jacobian_sums_over_the_batch_when_examples_interact():
+    """TF's semantics when a row depends on other examples: d(sum_b y[b, i]) / dx[b', j]."""
+    x = tf.constant(np.arange(8, dtype=np.float32).reshape(4, 2) / 10)
+    w = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) / 5)
+    with tf.GradientTape() as g:
+        g.watch(x)
+        y = tf.matmul(x, w) * tf.reduce_sum(x)
+
+    def summed(xs):
+        return jax.numpy.sum((xs @ w.numpy()) * xs.sum(), axis=0)  # (3,)
+
+    full = jax.jacrev(summed)(x.numpy())  # (3, 4, 2): row i, example b, column j
+    np.testing.assert_allclose(
+        g.batch_jacobian(y, x).numpy(), np.moveaxis(full, 1, 0), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_forward_mode_falls_back_to_reverse_for_reverse_only_rules():

@@ -49,7 +49,15 @@ try:
 except ImportError:  # pragma: no cover - a JAX without the private name: nothing is deferred
     ArrayImpl = None
 
-__all__ = ["TRACE", "record", "record_after", "compute", "compute_trace", "pending_nodes", "run_fused"]
+__all__ = [
+    "TRACE",
+    "record",
+    "record_after",
+    "compute",
+    "compute_trace",
+    "pending_nodes",
+    "run_fused",
+]
 
 # The recorder type that records lazily (GradientTape's trace); set by ``tape``.
 TRACE = None
@@ -565,11 +573,7 @@ def _where(trace, x):
 def plan_key(trace, kind, spec, targets, sources, cotangents):
     """The structural key of a derivative of ``trace``; None when it has no plan."""
     lazy_nodes = trace.lazy_nodes
-    if (
-        not lazy_nodes
-        or len(lazy_nodes) != len(trace.nodes)
-        or lazy_nodes[-1].results is not None
-    ):
+    if not lazy_nodes or len(lazy_nodes) != len(trace.nodes) or lazy_nodes[-1].results is not None:
         return None
     places = [_where(trace, t) for t in targets]
     places += [_where(trace, s) for s in sources]

@@ -576,29 +576,19 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
             )
 
     elif kind == "batch_jacobian":
-        mode, chunk = spec
+        _, chunk = spec
         (tslot,) = target_slots
         ((tshape, tdtype),) = target_avals
         ((sshape, sdtype),) = source_avals
-        (group,) = groups
         row_shape = tuple(tshape[1:])
         col_shape = tuple(sshape[1:])
 
         def program(*consts):
+            # Reverse mode only (see ``tape_derivatives._batch_jacobian``).
             _trace_counts[kind] += 1
             out_shape = (tshape[0],) + row_shape + col_shape
             if int(np.prod(tshape)) == 0 or int(np.prod(sshape)) == 0:
                 return (jnp.zeros(out_shape, sdtype),)
-            if mode == "fwd":
-                # One JVP per source column, its basis vector repeated over the batch.
-                def column(e):
-                    seed = jnp.broadcast_to(e.reshape(col_shape), tuple(sshape))
-                    return _forward_tangents(
-                        prog, consts, {s: seed for s in group}, tslot, (tshape, tdtype)
-                    )
-
-                cols = jax.vmap(column)(_basis(col_shape, sdtype))  # (n_col, *tshape)
-                return (jnp.moveaxis(cols, 0, -1).reshape(out_shape),)
 
             def row(e):
                 # d(sum over the batch of target[:, row]) / d source

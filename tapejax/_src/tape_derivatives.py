@@ -8,7 +8,6 @@ op (so an enclosing tape records it) and collect one result per source.
 from __future__ import annotations
 
 import jax.numpy as jnp
-import numpy as np
 
 from . import dispatch, lazy, lowering, recorder
 from .dtypes import from_array_dtype, tf_type_name
@@ -169,19 +168,12 @@ def _jacobian(trace, target, sources, parallel_iterations):
 def _batch_jacobian(trace, target, source, parallel_iterations):
     if not from_array_dtype(target._v.dtype).is_differentiable:
         return None
-    # Forward mode (one JVP per source column) when a source row is smaller than a target
-    # row; lowering falls back to reverse mode when an op's TF derivative is reverse-only.
-    row_size = int(np.prod(target._v.shape[1:]))
-    col_size = int(np.prod(source._v.shape[1:]))
-    complex_involved = (
-        from_array_dtype(target._v.dtype).is_complex or from_array_dtype(source._v.dtype).is_complex
+    # Always reverse mode: TF's answer is the jacobian of the batch-summed target, row by
+    # row. Forward mode with a batch-broadcast tangent gives its transpose's batch sums
+    # instead: the same numbers only while examples do not interact.
+    lowered, out = _derive(
+        trace, [target], [source], "batch_jacobian", ("rev", parallel_iterations)
     )
-    mode = (
-        "fwd"
-        if col_size < row_size and parallel_iterations is None and not complex_involved
-        else "rev"
-    )
-    lowered, out = _derive(trace, [target], [source], "batch_jacobian", (mode, parallel_iterations))
     if lowered is None:
         return None
     (jac,) = out
