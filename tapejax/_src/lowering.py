@@ -53,8 +53,11 @@ def trace_counts() -> dict:
 
 
 def clear_cache() -> None:
+    from . import plans  # plans imports this module
+
     _cache.clear()
     lazy.clear_caches()
+    plans.clear()
 
 
 class Lowered:

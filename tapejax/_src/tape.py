@@ -90,7 +90,7 @@ class _Trace:
         self.leaves: list = []
         self.leaf_avals: list = []
         self.leaf_of: dict = {}
-        # A non-persistent tape's derivative may be deferred (``lazy.Plan.defer``): the
+        # A non-persistent tape's derivative may be deferred (``plans.Plan.defer``): the
         # recording then stays open to ops outside any tape that read its pending values
         # (``open_after``), and ``after_outs`` holds their outputs until it is computed.
         self.single_use = False

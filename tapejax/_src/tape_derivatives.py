@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import jax.numpy as jnp
 
-from . import dispatch, lazy, lowering, recorder
+from . import dispatch, lazy, lowering, plans, recorder
 from .dtypes import from_array_dtype, tf_type_name
 from .errors import InvalidArgumentError
 from .tensor import Pending, Tensor, wrap
@@ -104,16 +104,16 @@ def _gradient(trace, targets, sources, out_grads):
 
 def _derive(trace, targets, sources, kind, spec, cotangents=None):
     """Lowers and runs a derivative: ``(lowered, outputs)``, or ``(None, None)`` when no
-    source is connected. A trace of deferred ops (``lazy.py``) has a plan, made by its first
-    lowering and found by structure afterwards."""
+    source is connected. A trace of deferred ops (``lazy.py``) has a plan (``plans.py``),
+    made by its first lowering and found by structure afterwards."""
     key = None
     if not recorder._state.recorders:
-        key = lazy.plan_key(trace, kind, spec, targets, sources, cotangents)
-    plan = None if key is None else lazy._plans.get(key)
+        key = plans.plan_key(trace, kind, spec, targets, sources, cotangents)
+    plan = None if key is None else plans._plans.get(key)
     if plan is None:
         lowered = lowering.lower(trace, targets, sources, kind, spec, cotangents)
         if key is not None:
-            plan = lazy.make_plan(key, trace, lowered)
+            plan = plans.make_plan(key, trace, lowered)
         if plan is None:
             return (None, None) if lowered is None else (lowered, _run(lowered, trace))
     if plan.lowered is None:

@@ -1,0 +1,151 @@
+"""Planned derivatives: a repeated training step skips lowering.
+
+A trace whose every node was deferred (``lazy.py``) is described by its ``sig`` (wiring)
+and leaf avals. With the targets' and sources' places in it, that determines what
+``lowering.lower`` returns, so a training loop's later steps look the fused program up
+by that key (``plan_key``) and pass the leaves: no pruning, numbering or wiring on the
+hot path. A non-persistent tape's planned derivative is deferred as one more node of
+its recording (``Plan.defer``), so the updates that read it join the same program.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import jax
+
+from .lazy import _CACHE_SIZE, _codes, _outputs, _pick, _replay, _resolve, _store
+from .lowering import Lowered
+from .tensor import LazyNode, Pending, Tensor
+
+try:
+    from jax._src.array import ArrayImpl
+except ImportError:  # pragma: no cover - a JAX without the private name: nothing is deferred
+    ArrayImpl = None
+
+__all__ = ["Plan", "plan_key", "make_plan", "clear"]
+
+_plans: collections.OrderedDict = collections.OrderedDict()
+
+
+class Plan:
+    """A derivative of one trace structure: ``fn(leaves, cotangents)`` and what lowering
+    found (``lowered`` holds no arguments; None when nothing is connected).
+
+    ``derivative`` is the derivative program as a deferrable op (jitted, so the fused
+    programs that inline it reuse its one trace); ``const_codes`` say where its inputs
+    are in the trace; ``out_avals`` are its outputs' avals, known once it has run."""
+
+    __slots__ = ("fn", "lowered", "derivative", "const_codes", "out_avals")
+
+    def __init__(self, fn, lowered, derivative=None, const_codes=()):
+        self.fn, self.lowered = fn, lowered
+        self.derivative, self.const_codes, self.out_avals = derivative, const_codes, None
+
+    def run(self, trace, cotangents) -> tuple:
+        cts = []
+        if cotangents is not None:
+            cts = [c._value for c, on in zip(cotangents, self.lowered.target_connected) if on]
+        result, forward = self.fn(trace.leaves, cts)
+        _store(trace.lazy_nodes, forward)
+        _resolve(trace)
+        if self.out_avals is None:
+            self.out_avals = tuple(r.aval for r in result)
+        return result
+
+    def defer(self, trace, cotangents):
+        """The derivative appended to ``trace`` as a deferred node: its output Tensors,
+        pending; None when it must run now (the program has not run yet, or an output
+        gradient is itself pending)."""
+        if self.out_avals is None:
+            return None
+        cts = []
+        if cotangents is not None:
+            cts = [c for c, on in zip(cotangents, self.lowered.target_connected) if on]
+            if any(type(c._v) is not ArrayImpl for c in cts):
+                return None
+        codes = self.const_codes + _codes(trace, cts, [c._v.aval for c in cts])
+        node = LazyNode(self.derivative, (), (), len(trace.lazy_nodes), trace)
+        trace.lazy_nodes.append(node)
+        trace.sig.append((self.derivative, (), codes))
+        outs = _outputs(node, self.out_avals)
+        trace.after_outs.extend(outs)
+        trace.open_after = True
+        return outs
+
+
+class _Derivative:
+    """A plan's derivative program in the shape ``_replay`` runs: ``pure(()) -> fn``."""
+
+    __slots__ = ("fn",)
+    multiple_outputs = True
+    runs_user_code = True
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def pure(self, static):
+        return self.fn
+
+
+def _where(trace, x):
+    """``x``'s place in ``trace`` for a plan key; False when it has none that is structural."""
+    if type(x) is Tensor:
+        v = x._v
+        if type(v) is Pending:
+            n = v.node
+            lazy_nodes = trace.lazy_nodes
+            if n.index < len(lazy_nodes) and lazy_nodes[n.index] is n:
+                return (n.index, v.pos)
+            return False
+        k = trace.leaf_of.get(x._id)
+        if k is not None:
+            return k
+        return ("w" if x._id in trace.live else "x", v.shape, v.dtype)
+    if getattr(x, "_is_variable", False):
+        reads = trace.var_reads.get(x._id, ())
+        leaf_of = trace.leaf_of
+        return ("v", tuple([leaf_of.get(r._id, -1) for r in reads]), x._v.shape, x._v.dtype)
+    return False
+
+
+def plan_key(trace, kind, spec, targets, sources, cotangents):
+    """The structural key of a derivative of ``trace``; None when it has no plan."""
+    lazy_nodes = trace.lazy_nodes
+    if not lazy_nodes or len(lazy_nodes) != len(trace.nodes) or lazy_nodes[-1].results is not None:
+        return None
+    places = [_where(trace, t) for t in targets]
+    places += [_where(trace, s) for s in sources]
+    if any(p is False for p in places):  # not ``False in places``: leaf 0 == False
+        return None
+    cts = None if cotangents is None else tuple((c._v.shape, c._v.dtype) for c in cotangents)
+    return (kind, spec, tuple(trace.sig), tuple(trace.leaf_avals), len(targets), tuple(places), cts)
+
+
+def make_plan(key, trace, lowered):
+    """The plan of ``lowered`` (found on ``trace``) stored under ``key``; None if the
+    program needs a value that is not a leaf or deferred node of ``trace``."""
+    if lowered is None:
+        plan = Plan(None, None)
+    else:
+        sig = tuple(trace.sig)
+        const_codes = tuple(sig[i][2][j] for i, j in lowered.origins)
+        if None in const_codes:
+            return None
+        fn = jax.jit(lowered.op.fn)
+
+        def fused(leaves, cts):
+            outs = _replay(sig, leaves)
+            consts = [_pick(leaves, outs, c) for c in const_codes]
+            return tuple(fn(*consts, *cts)), tuple(outs)
+
+        stub = Lowered(lowered.op, None, lowered.connected, lowered.target_connected)
+        plan = Plan(jax.jit(fused), stub, _Derivative(fn), const_codes)
+    _plans[key] = plan
+    if len(_plans) > _CACHE_SIZE:
+        _plans.popitem(last=False)
+    return plan
+
+
+def clear() -> None:
+    _plans.clear()
