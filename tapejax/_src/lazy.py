@@ -26,7 +26,8 @@ Invariants:
   * a Pending's node is computed at most once; ``results`` then holds its outputs and
     ``args`` is dropped, so a computed value keeps no graph alive;
   * programs are cached by structure (ops, static arguments, wiring, avals), never
-    values: a training loop compiles once;
+    values: a training loop compiles its first step's program and then the whole
+    step's, once each, and traces its derivative once;
   * ops that run user code (custom gradients, derivative programs) and ops seeing
     tracers are never deferred (a planned derivative is deferred as a whole);
   * a recording's program reads only its own nodes and concrete leaves: a value pending
