@@ -327,7 +327,7 @@ def test_pending_values_of_two_recordings_meet_outside_both(weights):
         grads.append(g)
         x = x * 1.0 + 0.5  # a second problem
     assert all(_pending(g) for g in grads)
-    total = grads[0] + grads[1]  # two recordings: computed, then added at once
+    total = grads[0] + grads[1]  # the second recording is computed, the sum deferred
     np.testing.assert_allclose(
         total.numpy(), grads[0].numpy() + grads[1].numpy(), rtol=1e-6, atol=1e-7
     )

@@ -54,6 +54,8 @@ __all__ = [
     "TRACE",
     "record",
     "record_after",
+    "append_node",
+    "FnOp",
     "compute",
     "compute_trace",
     "pending_nodes",
@@ -75,34 +77,16 @@ def record(op, static, args, trace):
 
     It runs now when no input is recorded by ``trace``, when an input is not a concrete
     array, a pending value or a Python scalar (tracers, NumPy arrays), or when abstract
-    evaluation fails (the eager call then raises the op's own error). An input pending in
-    another recording is computed first: a recording's program reads only its own nodes.
+    evaluation fails (the eager call then raises the op's own error).
     """
-    live = trace.live
-    recorded = False
-    avals = []
+    avals = _input_avals(args, trace)
+    if avals is None:
+        return None
+    live = trace.live  # the ids of the tape's watched and produced Tensors
     for a in args:
-        if type(a) is Tensor:
-            v = a._v
-            tv = type(v)
-            if tv is Pending:
-                n = v.node
-                if n.trace is trace:  # deferred here: recorded by this tape
-                    avals.append(v.aval)
-                    recorded = True
-                    continue
-                v = a._v = v.value()  # computed, or pending in another recording
-                tv = type(v)
-            if tv is not ArrayImpl:
-                return None
-            avals.append(v.aval)
-            if not recorded and a._id in live:
-                recorded = True
-        elif type(a) in _SCALARS:
-            avals.append(type(a))
-        else:
-            return None
-    if not recorded:
+        if type(a) is Tensor and a._id in live:
+            break
+    else:
         return None
     outs = _defer(trace, op, static, args, avals)
     if outs is None:
@@ -124,41 +108,52 @@ def record_after(op, static, args):
     """
     if op.runs_user_code:
         return None
-    trace = None
-    avals = []
     for a in args:
-        if type(a) is Tensor:
-            v = a._v
-            tv = type(v)
-            if tv is Pending:
-                n = v.node
-                if n.results is not None:
-                    v = a._v = v.value()
-                elif not n.trace.open_after or (trace is not None and n.trace is not trace):
-                    return None
-                else:
-                    trace = n.trace
-                avals.append(v.aval)
-            elif tv is ArrayImpl:
-                avals.append(v.aval)
-            else:
-                return None
-        elif type(a) in _SCALARS:
-            avals.append(type(a))
-        else:
-            return None
-    if trace is None:
+        if type(a) is Tensor and type(a._v) is Pending:
+            trace = a._v.node.trace
+            if trace is not None and trace.open_after:
+                break
+    else:
         return None
     if len(trace.after_outs) >= _MAX_AFTER:
         # A long loop of ops after the gradient (a Python-level iteration on it): run what
         # is deferred now and go on eagerly rather than compile an ever longer program.
         compute_trace(trace)
         return None
+    avals = _input_avals(args, trace)
+    if avals is None:
+        return None
     outs = _defer(trace, op, static, args, avals)
     if outs is None:
         return None
     trace.after_outs.extend(outs)
     return outs if op.multiple_outputs else outs[0]
+
+
+def _input_avals(args, trace):
+    """The avals of ``args`` for a node deferred on ``trace`` (a Python scalar's type for
+    a scalar); None when one cannot be deferred (tracers, NumPy arrays). An input pending
+    in another recording is computed first: a recording's program reads only its own
+    nodes and concrete leaves."""
+    avals = []
+    for a in args:
+        if type(a) is Tensor:
+            v = a._v
+            tv = type(v)
+            if tv is Pending:
+                if v.node.trace is trace:
+                    avals.append(v.aval)
+                    continue
+                v = a._v = v.value()  # computed, or pending in another recording
+                tv = type(v)
+            if tv is not ArrayImpl:
+                return None
+            avals.append(v.aval)
+        elif type(a) in _SCALARS:
+            avals.append(type(a))
+        else:
+            return None
+    return avals
 
 
 def _defer(trace, op, static, args, avals):
@@ -171,11 +166,31 @@ def _defer(trace, op, static, args, avals):
         if out_avals is None:
             return None
         _abstract[key] = out_avals
+    return append_node(trace, op, static, args, _codes(trace, args, avals), out_avals)
+
+
+def append_node(trace, op, static, args, codes, out_avals) -> tuple:
+    """Appends a node (``op``, its wiring ``codes``) to ``trace``'s deferred nodes; returns
+    its output Tensors, pending."""
     lazy_nodes = trace.lazy_nodes
-    trace.sig.append((op, static, _codes(trace, args, avals)))
+    trace.sig.append((op, static, codes))
     node = LazyNode(op, static, args, len(lazy_nodes), trace)
     lazy_nodes.append(node)
     return _outputs(node, out_avals)
+
+
+class FnOp:
+    """A function deferred as one node with several outputs (``_replay`` runs
+    ``pure(())``): a planned derivative (``plans.py``), a Keras optimizer's update."""
+
+    __slots__ = ("fn", "runs_user_code")
+    multiple_outputs = True
+
+    def __init__(self, fn, runs_user_code=False):
+        self.fn, self.runs_user_code = fn, runs_user_code
+
+    def pure(self, static):
+        return self.fn
 
 
 def _outputs(node, out_avals) -> tuple:

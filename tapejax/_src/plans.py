@@ -14,9 +14,9 @@ import collections
 
 import jax
 
-from .lazy import _CACHE_SIZE, _codes, _outputs, _pick, _replay, _resolve, _store
+from .lazy import _CACHE_SIZE, FnOp, _codes, _pick, _replay, _resolve, _store, append_node
 from .lowering import Lowered
-from .tensor import LazyNode, Pending, Tensor
+from .tensor import Pending, Tensor
 
 try:
     from jax._src.array import ArrayImpl
@@ -65,27 +65,10 @@ class Plan:
             if any(type(c._v) is not ArrayImpl for c in cts):
                 return None
         codes = self.const_codes + _codes(trace, cts, [c._v.aval for c in cts])
-        node = LazyNode(self.derivative, (), (), len(trace.lazy_nodes), trace)
-        trace.lazy_nodes.append(node)
-        trace.sig.append((self.derivative, (), codes))
-        outs = _outputs(node, self.out_avals)
+        outs = append_node(trace, self.derivative, (), (), codes, self.out_avals)
         trace.after_outs.extend(outs)
         trace.open_after = True
         return outs
-
-
-class _Derivative:
-    """A plan's derivative program in the shape ``_replay`` runs: ``pure(()) -> fn``."""
-
-    __slots__ = ("fn",)
-    multiple_outputs = True
-    runs_user_code = True
-
-    def __init__(self, fn):
-        self.fn = fn
-
-    def pure(self, static):
-        return self.fn
 
 
 def _where(trace, x):
@@ -140,7 +123,7 @@ def make_plan(key, trace, lowered):
             return tuple(fn(*consts, *cts)), tuple(outs)
 
         stub = Lowered(lowered.op, None, lowered.connected, lowered.target_connected)
-        plan = Plan(jax.jit(fused), stub, _Derivative(fn), const_codes)
+        plan = Plan(jax.jit(fused), stub, FnOp(fn, runs_user_code=True), const_codes)
     _plans[key] = plan
     if len(_plans) > _CACHE_SIZE:
         _plans.popitem(last=False)

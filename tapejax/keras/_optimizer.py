@@ -11,8 +11,6 @@ module must never re-implement an update rule: Keras's code is the rule.
 
 from __future__ import annotations
 
-import weakref
-
 import jax
 
 from tapejax._src import lazy, recorder
@@ -49,6 +47,7 @@ class Optimizer:
         d = self.__dict__
         d["_keras"] = keras_optimizer
         d["_updates"] = {}
+        d["_update_ops"] = {}  # the same updates as deferrable ops (``_deferred``)
         d["_state"] = None  # the optimizer's own Variables, once built
 
     @property
@@ -142,7 +141,7 @@ class Optimizer:
             update = self._updates[key] = _jitted_update(opt, kvars)
         targets = [tape_variable(v) for v in kvars]
         state = self._state
-        if self._deferred(update, grads, targets, state):
+        if self._deferred(key, update, grads, targets, state):
             return
         grad_values = [g._value if type(g) is Tensor else _as_array(g) for g in grads]
         var_values = [v._dense_read()._value for v in targets]
@@ -155,7 +154,7 @@ class Optimizer:
             v._accessed()
             v._value = value
 
-    def _deferred(self, update, grads, targets, state) -> bool:
+    def _deferred(self, key, update, grads, targets, state) -> bool:
         """Defers the update with the gradient it applies (``lazy.record_after``): the
         training step is then one program. False when it must run now."""
         if recorder._state.recorders or not any(
@@ -166,7 +165,9 @@ class Optimizer:
             type(v) is Variable for v in (*targets, *state)
         ):
             return False
-        op = _deferrable(update, len(state), len(grads))
+        op = self._update_ops.get(key)
+        if op is None:
+            op = self._update_ops[key] = _deferrable(update, len(state), len(grads))
         args = (*(wrap(v._val) for v in state), *grads, *(wrap(v._val) for v in targets))
         outs = lazy.record_after(op, (), args)
         if outs is None:
@@ -261,36 +262,17 @@ def _jitted_update(opt, kvars):
     return jax.jit(update)
 
 
-class _Deferrable:
-    """A jitted update as an op ``lazy.record_after`` can defer: flat arrays in and out
-    (state, gradients, variables in; new variables, new state out)."""
+def _deferrable(update, n_state, n_grads) -> lazy.FnOp:
+    """The jitted ``update`` as one op ``lazy.record_after`` can defer: flat arrays in and
+    out (state, gradients, variables in; new variables, new state out)."""
 
-    __slots__ = ("fn",)
-    multiple_outputs = True
-    runs_user_code = False
+    def flat(*arrays):
+        state = list(arrays[:n_state])
+        grads = list(arrays[n_state : n_state + n_grads])
+        new_vars, new_state = update(state, grads, list(arrays[n_state + n_grads :]))
+        return (*new_vars, *new_state)
 
-    def __init__(self, update, n_state, n_grads):
-        def flat(*arrays):
-            state = list(arrays[:n_state])
-            grads = list(arrays[n_state : n_state + n_grads])
-            new_vars, new_state = update(state, grads, list(arrays[n_state + n_grads :]))
-            return (*new_vars, *new_state)
-
-        self.fn = flat
-
-    def pure(self, static):
-        return self.fn
-
-
-_deferrables: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _deferrable(update, n_state, n_grads) -> _Deferrable:
-    """The one deferrable op of ``update``: deferred programs are cached by op identity."""
-    op = _deferrables.get(update)
-    if op is None:
-        op = _deferrables[update] = _Deferrable(update, n_state, n_grads)
-    return op
+    return lazy.FnOp(flat)
 
 
 _classes: dict = {}
