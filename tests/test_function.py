@@ -280,3 +280,31 @@ def test_buffers_are_donated_when_nothing_holds_them():
     inc()
     assert used == ["donate", "donate", "plain"]
     np.testing.assert_array_equal(held.numpy(), [5.0, 6.0])
+
+
+def test_tensor_step_fast_path_donates_only_unheld_buffers():
+    # A step taking tensors and returning one tensor runs through `Function.__call__`'s
+    # inlined path: same cache, same donation rule, the variables written back.
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def step(x):
+        v.assign_add(x)
+        return tf.reduce_sum(v)
+
+    x = tf.constant([1.0, 1.0])
+    step(x)
+    step(x)
+    (concrete,) = step._cache.values()
+    used = []
+    donating, plain = concrete.donating, concrete.plain
+    concrete.donating = lambda *a: (used.append("donate"), donating(*a))[1]
+    concrete.plain = lambda *a: (used.append("plain"), plain(*a))[1]
+    out = step(x)
+    assert type(out) is tf.Tensor and float(out) == 9.0
+    held = v.value()
+    assert float(step(x)) == 11.0
+    assert used == ["donate", "plain"]
+    np.testing.assert_array_equal(held.numpy(), [4.0, 5.0])
+    np.testing.assert_array_equal(v.numpy(), [5.0, 6.0])
+    assert step.experimental_get_tracing_count() == 1

@@ -140,7 +140,7 @@ class _Concrete:
             # Only the structure is kept (not the traced leaves): a single tensor is
             # returned as it is, without packing.
             self.out_tree = (
-                None
+                _SINGLE
                 if type(result) is Tensor or _is_var(result)
                 else (nest.map_structure(lambda _: None, result))
             )
@@ -192,6 +192,18 @@ class Function:
             concrete = self._cache.get(key)
             if concrete is None:
                 concrete = self._cache[key] = self._new_concrete(args, kwargs, list(args))
+            elif concrete.out_tree is _SINGLE and not recorder.active():
+                # Traced before and returning one tensor, outside any tape: the whole call
+                # is the compiled program's (what `_run` and `_execute` do, inlined).
+                variables = concrete.variables
+                values = [v._value for v in variables]
+                # Donated unless something else holds a buffer (as in `_execute`).
+                shared = any(sys.getrefcount(x) > 4 for x in values)
+                fn = concrete.plain if shared else concrete.donating
+                outs, new = fn(values, [a._value for a in args])
+                for v, value in zip(variables, new):
+                    v._val = value
+                return wrap(outs[0])
             return self._run(args, kwargs, list(args), concrete, key)
         flat = nest.flatten((args, kwargs))
         return self._run(args, kwargs, flat)
