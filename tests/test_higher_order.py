@@ -122,6 +122,42 @@ def test_jacobian_of_empty_tensors(shape):
     assert g.jacobian(y, x).shape == shape + shape
 
 
+def test_cpu_jacobian_runs_rows_in_blocks_with_the_same_numbers(monkeypatch):
+    # On CPU, a jacobian with many rows (or columns) is computed in blocks (a lax.map),
+    # not one vmap over all of them: fewer bytes in flight, the same numbers.
+    monkeypatch.setattr(lowering, "_CPU_BLOCK_BYTES", 1100)
+    on_cpu = jax.default_backend() == "cpu"
+    blocks = []
+    lax_map = jax.lax.map
+
+    def spy(fn, xs, batch_size=None):
+        blocks.append((xs.shape[0], batch_size))
+        return lax_map(fn, xs, batch_size=batch_size)
+
+    monkeypatch.setattr(jax.lax, "map", spy)
+    assert lowering._rows_at_once(None, 64, 100) == (8 if on_cpu else None)  # 11 -> 8
+    assert lowering._rows_at_once(None, 8, 100) is None  # no more rows than a block
+    assert lowering._rows_at_once(5, 64, 100) == 5  # parallel_iterations decides
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((16, 3)).astype(np.float32)
+    w1 = rng.standard_normal((3, 6)).astype(np.float32)
+    w2 = rng.standard_normal((6, 5)).astype(np.float32)
+    w = tf.Variable(w1)
+    with tf.GradientTape(persistent=True) as g:
+        y = tf.matmul(tf.tanh(tf.matmul(tf.constant(x), w)), tf.constant(w2))
+        y_rows = tf.reduce_sum(y, axis=1)
+    expected = jax.jacrev(lambda v: jax.numpy.tanh(x @ v) @ w2)(w1)
+    # 80 outputs, 18 sources: forward mode, 18 columns in blocks of 8.
+    blocked = g.jacobian(y, w)
+    np.testing.assert_allclose(blocked.numpy(), expected, rtol=1e-5, atol=1e-6)
+    whole = g.jacobian(y, w, parallel_iterations=1000)
+    np.testing.assert_allclose(blocked.numpy(), whole.numpy(), rtol=1e-6, atol=1e-7)
+    # 16 outputs, 18 sources: reverse mode, 16 rows in blocks of 8.
+    rows = g.jacobian(y_rows, w)
+    np.testing.assert_allclose(rows.numpy(), expected.sum(axis=1), rtol=1e-5, atol=1e-5)
+    assert blocks == ([(18, 8), (16, 8)] if on_cpu else [])
+
+
 def test_jacobian_vjp_and_jvp_modes_agree_and_chunks_do_not_change_results():
     rng = np.random.default_rng(0)
     w = tf.Variable(rng.standard_normal((3, 4)).astype(np.float32))

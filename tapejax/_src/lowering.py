@@ -517,6 +517,35 @@ def _forward_tangents(prog, consts, tan: dict, target_slot, target_aval):
     return t if t is not None else jnp.zeros(*target_aval)
 
 
+# On CPU, a jacobian's rows (or columns) are computed in blocks of about this many bytes
+# of target and sources per row. One vmap over all of them materialises each
+# intermediate for every row at once: 16 MB for a (64, 16) target through a (64, 64)
+# hidden layer, far past the caches, where blocks that stay in cache ran 2x faster (the
+# `benchmarks/jacobian.py` case: 7.5 against 15 ms). Accelerators take the whole vmap.
+_CPU_BLOCK_BYTES = 1 << 21
+
+
+def _rows_at_once(chunk, n_rows, row_bytes):
+    """How many rows one vmap computes: the user's ``parallel_iterations``, else the CPU
+    block above; None for all of them."""
+    if chunk is None and jax.default_backend() == "cpu":
+        rows = max(8, _CPU_BLOCK_BYTES // max(row_bytes, 1))
+        chunk = 1 << (rows.bit_length() - 1)  # a power of two: no ragged last block
+    return None if chunk is None or chunk >= n_rows else chunk
+
+
+def _map_rows(fn, basis, chunk, row_bytes):
+    chunk = _rows_at_once(chunk, basis.shape[0], row_bytes)
+    if chunk is None:
+        return jax.vmap(fn)(basis)
+    return jax.lax.map(fn, basis, batch_size=chunk)
+
+
+def _nbytes(aval):
+    shape, dtype = aval
+    return int(np.prod(shape)) * np.dtype(dtype).itemsize
+
+
 def _basis(shape, dtype):
     size = int(np.prod(shape))
     return jnp.eye(size, dtype=dtype).reshape((size,) + tuple(shape))
@@ -549,6 +578,7 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
         (tslot,) = target_slots
         (taval,) = target_avals
         tshape, tdtype = taval
+        row_bytes = _nbytes(taval) + sum(_nbytes(a) for a in source_avals)
 
         def program(*consts):
             _trace_counts[kind] += 1
@@ -561,7 +591,8 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
                     def column(e, group=group):
                         return _forward_tangents(prog, consts, {s: e for s in group}, tslot, taval)
 
-                    cols = jax.vmap(column)(_basis(sshape, sdtype))  # (n_src, *tshape)
+                    cols = _map_rows(column, _basis(sshape, sdtype), None, row_bytes)
+                    # (n_src, *tshape)
                     cols = jnp.moveaxis(cols, 0, -1).reshape(tuple(tshape) + tuple(sshape))
                     out.append(cols)
                 return tuple(out)
@@ -569,11 +600,7 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
             def row(e):
                 return backprop(consts, {tslot: _conj(e)})
 
-            basis = _basis(tshape, tdtype)
-            if chunk is None or chunk >= basis.shape[0]:
-                rows = jax.vmap(row)(basis)
-            else:
-                rows = jax.lax.map(row, basis, batch_size=chunk)
+            rows = _map_rows(row, _basis(tshape, tdtype), chunk, row_bytes)
             return tuple(
                 _conj(r).reshape(tuple(tshape) + tuple(s)) for r, (s, _) in zip(rows, source_avals)
             )
@@ -585,6 +612,7 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
         ((sshape, sdtype),) = source_avals
         row_shape = tuple(tshape[1:])
         col_shape = tuple(sshape[1:])
+        row_bytes = _nbytes((tshape, tdtype)) + _nbytes((sshape, sdtype))
 
         def program(*consts):
             # Reverse mode only (see ``tape_derivatives._batch_jacobian``).
@@ -598,11 +626,7 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
                 seed = jnp.broadcast_to(e, tuple(tshape))
                 return backprop(consts, {tslot: _conj(seed)})[0]
 
-            basis = _basis(row_shape, tdtype)
-            if chunk is None or chunk >= basis.shape[0]:
-                rows = jax.vmap(row)(basis)
-            else:
-                rows = jax.lax.map(row, basis, batch_size=chunk)
+            rows = _map_rows(row, _basis(row_shape, tdtype), chunk, row_bytes)
             rows = _conj(rows).reshape(row_shape + tuple(sshape))
             return (jnp.moveaxis(rows, len(row_shape), 0),)
 
