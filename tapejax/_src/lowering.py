@@ -31,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.extend.core import Literal as _Literal
 
-from . import lazy, registry
+from . import broadcast_hoist, lazy, registry
 from .dispatch import Op
 from .tensor import Tensor
 
@@ -629,6 +629,9 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
             rows = _map_rows(row, _basis(row_shape, tdtype), chunk, row_bytes)
             rows = _conj(rows).reshape(row_shape + tuple(sshape))
             return (jnp.moveaxis(rows, len(row_shape), 0),)
+
+        # The seed's broadcast over the batch, hoisted out of the target's matmul.
+        program = broadcast_hoist.hoisted(program)
 
     else:  # pragma: no cover - callers pass one of the three
         raise ValueError(kind)

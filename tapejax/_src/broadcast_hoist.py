@@ -1,0 +1,120 @@
+"""Evaluates a traced program with ``dot(broadcast(a), b)`` computed as
+``broadcast(dot(a, b))``.
+
+A batch jacobian seeds every row's backward pass with a cotangent broadcast over the
+batch (TF's semantics: the jacobian of the batch-summed target). JAX transposes the
+target's matmul into a dot of that broadcast, and XLA computes it as written: once per
+example, where the values are the same for every example. A hand-written
+``jax.vmap(jax.jacrev(f))`` never has the broadcast, so it does one small dot; on the
+`benchmarks/jacobian.py` case the broadcast dot made the whole program 1.5x slower.
+
+``hoisted(fn)`` traces ``fn`` to a jaxpr and evaluates it equation by equation, binding
+each primitive as ``jax.core.eval_jaxpr`` does, except a ``dot_general`` with an operand
+that only repeats a smaller array along dimensions that neither contract nor batch: that
+dot runs on the smaller array and its result is broadcast. Both are exact rewrites (each
+output element is the same sum of the same products).
+"""
+
+from __future__ import annotations
+
+import jax
+from jax import lax
+from jax.extend import core as jcore
+
+__all__ = ["hoisted"]
+
+
+def hoisted(fn):
+    """``fn`` with broadcast operands of its top-level dots hoisted out of the dot."""
+
+    def run(*args):
+        closed, shapes = jax.make_jaxpr(fn, return_shape=True)(*args)
+        out = _eval(closed.jaxpr, closed.consts, jax.tree.leaves(args))
+        return jax.tree.unflatten(jax.tree.structure(shapes), out)
+
+    return run
+
+
+def _eval(jaxpr, consts, args):
+    env: dict = {}
+    spread: dict = {}  # var -> (smaller array, broadcast_dimensions): var repeats it
+
+    def read(v):
+        return v.val if isinstance(v, jcore.Literal) else env[v]
+
+    for v, x in zip(jaxpr.constvars, consts):
+        env[v] = x
+    for v, x in zip(jaxpr.invars, args):
+        env[v] = x
+    for eqn in jaxpr.eqns:
+        name = eqn.primitive.name
+        ins = [read(v) for v in eqn.invars]
+        if name == "dot_general":
+            out = _dot(eqn, ins, [spread.get(v) for v in eqn.invars])
+            if out is not None:
+                small, dims, value = out
+                (var,) = eqn.outvars
+                env[var] = value
+                spread[var] = (small, dims)
+                continue
+        params = eqn.primitive.get_bind_params(eqn.params)
+        # Older JAX returns (subfuns, params).
+        subfuns, params = params if isinstance(params, tuple) else ((), params)
+        with eqn.ctx.manager:
+            outs = eqn.primitive.bind(*subfuns, *ins, **params)
+        if not eqn.primitive.multiple_results:
+            outs = [outs]
+        for var, x in zip(eqn.outvars, outs):
+            env[var] = x
+        if name == "broadcast_in_dim" and not eqn.params.get("sharding"):
+            (src,) = ins
+            dims = [int(d) for d in eqn.params["broadcast_dimensions"]]
+            shape = eqn.params["shape"]
+            # A size-1 dimension stretched is repeated too: drop it from the small array.
+            stretched = [i for i, d in enumerate(dims) if src.shape[i] == 1 != shape[d]]
+            if stretched:
+                src = lax.squeeze(src, stretched)
+                dims = [d for i, d in enumerate(dims) if i not in stretched]
+            spread[eqn.outvars[0]] = (src, tuple(dims))
+    return [read(v) for v in jaxpr.outvars]
+
+
+def _dot(eqn, ins, spreads):
+    """``(small result, its broadcast dimensions, the dot's value)`` when an operand of
+    the dot is a broadcast along free dimensions; None otherwise."""
+    (contract, batch) = eqn.params["dimension_numbers"]
+    for side in (0, 1):
+        s = spreads[side]
+        if s is None:
+            continue
+        small, dims = s
+        big_ndim = ins[side].ndim
+        new = set(range(big_ndim)) - set(dims)
+        if not new or new & (set(contract[side]) | set(batch[side])):
+            continue
+        to_small = {d: i for i, d in enumerate(dims)}
+        c = [list(contract[0]), list(contract[1])]
+        b = [list(batch[0]), list(batch[1])]
+        c[side] = [to_small[d] for d in c[side]]
+        b[side] = [to_small[d] for d in b[side]]
+        operands = list(ins)
+        operands[side] = small
+        params = dict(
+            eqn.params, dimension_numbers=((tuple(c[0]), tuple(c[1])), (tuple(b[0]), tuple(b[1])))
+        )
+        result = lax.dot_general_p.bind(*operands, **params)
+        # Output dimensions: batch, then lhs free, then rhs free; the small operand's
+        # free dimensions are the big one's minus the broadcast ones, in the same order.
+        n_batch = len(batch[0])
+        free = [
+            [d for d in range(ins[k].ndim) if d not in contract[k] and d not in batch[k]]
+            for k in (0, 1)
+        ]
+        offset = [n_batch, n_batch + len(free[0])]
+        kept = list(range(n_batch))
+        for k in (0, 1):
+            kept += [offset[k] + j for j, d in enumerate(free[k]) if k != side or d not in new]
+        (var,) = eqn.outvars
+        value = lax.broadcast_in_dim(result, var.aval.shape, tuple(kept))
+        return result, tuple(kept), value
+    return None
