@@ -1,4 +1,4 @@
-"""Entry point: ``python -m benchmarks [--quick] [--only NAME] [--json PATH]``."""
+"""Entry point: ``python -m benchmarks [--quick] [--only NAME] [--json PATH] [--sync-cpu]``."""
 
 from benchmarks.run import main
 

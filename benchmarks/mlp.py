@@ -162,9 +162,10 @@ def _jax_jit(problem) -> Callable[[], Any]:
     def run():
         state["params"], loss = train_step(state["params"], xj, yj)
         # Wait for the new params too, as the tapejax contenders wait for
-        # their variables.
+        # their variables, and read the loss to the host, as every contender does
+        # (TF-style steps return `loss.numpy()`).
         jax.block_until_ready(state["params"])
-        return jax.block_until_ready(loss)
+        return np.asarray(loss)
 
     return run
 
@@ -188,7 +189,7 @@ def _torch_eager(problem) -> Callable[[], Any]:
             for p in params:
                 p -= LEARNING_RATE * p.grad
                 p.grad = None
-        return loss.detach()
+        return loss.detach().numpy()
 
     return run
 

@@ -53,6 +53,12 @@ def device_info() -> dict[str, Any]:
     info["versions"] = frameworks.versions()
     info["omp_wait_policy"] = os.environ.get("OMP_WAIT_POLICY", "(unset)")
     try:
+        info["jax_cpu_async_dispatch"] = bool(
+            frameworks.jax().config.read("jax_cpu_enable_async_dispatch")
+        )
+    except Exception:
+        pass
+    try:
         info["torch_threads"] = frameworks.torch().get_num_threads()
     except harness.Skip:
         pass
@@ -68,7 +74,12 @@ def device_note(info: dict[str, Any]) -> str:
         "- load average at start: "
         + (", ".join(f"{x:.2f}" for x in load) if load else "n/a")
         + (f"; torch threads: {info['torch_threads']}" if "torch_threads" in info else "")
-        + f"; OMP_WAIT_POLICY={info['omp_wait_policy']}",
+        + f"; OMP_WAIT_POLICY={info['omp_wait_policy']}"
+        + (
+            f"; JAX CPU async dispatch: {info['jax_cpu_async_dispatch']}"
+            if "jax_cpu_async_dispatch" in info
+            else ""
+        ),
         f"- python {info['python']}; " + "; ".join(f"{k} {v}" for k, v in info["versions"].items()),
     ]
     return "\n".join(lines)
@@ -104,7 +115,15 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--json", metavar="PATH", help="also write every measurement as JSON")
     parser.add_argument("--device", action="store_true", help="print the device note and exit")
+    parser.add_argument(
+        "--sync-cpu",
+        action="store_true",
+        help="run JAX's CPU programs on the calling thread (jax_cpu_enable_async_dispatch "
+        "False) for every JAX contender, tapejax and hand-written alike",
+    )
     args = parser.parse_args(argv)
+    if args.sync_cpu:  # before anything starts JAX's CPU client, which reads it once
+        frameworks.jax().config.update("jax_cpu_enable_async_dispatch", False)
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
