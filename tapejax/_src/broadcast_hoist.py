@@ -17,9 +17,15 @@ output element is the same sum of the same products).
 
 from __future__ import annotations
 
+import contextlib
+
 import jax
 from jax import lax
-from jax.extend import core as jcore
+
+try:
+    from jax.extend.core import Literal
+except ImportError:  # pragma: no cover - older JAX
+    from jax.core import Literal
 
 __all__ = ["hoisted"]
 
@@ -40,7 +46,7 @@ def _eval(jaxpr, consts, args):
     spread: dict = {}  # var -> (smaller array, broadcast_dimensions): var repeats it
 
     def read(v):
-        return v.val if isinstance(v, jcore.Literal) else env[v]
+        return v.val if isinstance(v, Literal) else env[v]
 
     for v, x in zip(jaxpr.constvars, consts):
         env[v] = x
@@ -60,7 +66,8 @@ def _eval(jaxpr, consts, args):
         params = eqn.primitive.get_bind_params(eqn.params)
         # Older JAX returns (subfuns, params).
         subfuns, params = params if isinstance(params, tuple) else ((), params)
-        with eqn.ctx.manager:
+        ctx = getattr(eqn, "ctx", None)  # JAX's per-equation context, where it has one
+        with ctx.manager if ctx is not None else contextlib.nullcontext():
             outs = eqn.primitive.bind(*subfuns, *ins, **params)
         if not eqn.primitive.multiple_results:
             outs = [outs]
