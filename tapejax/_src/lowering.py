@@ -520,8 +520,9 @@ def _forward_tangents(prog, consts, tan: dict, target_slot, target_aval):
 # On CPU, a jacobian's rows (or columns) are computed in blocks of about this many bytes
 # of target and sources per row. One vmap over all of them materialises each
 # intermediate for every row at once: 16 MB for a (64, 16) target through a (64, 64)
-# hidden layer, far past the caches, where blocks that stay in cache ran 2x faster (the
-# `benchmarks/jacobian.py` case: 7.5 against 15 ms). Accelerators take the whole vmap.
+# hidden layer, far past the caches; blocks that stay in cache are faster (the
+# `jacobian` case of `python -m benchmarks`, see README "Speed"). Accelerators take the
+# whole vmap.
 _CPU_BLOCK_BYTES = 1 << 21
 
 

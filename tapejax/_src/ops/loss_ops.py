@@ -28,8 +28,8 @@ from .reduction_ops import reduce_sum
 def _sparse_xent_fn(labels, logits):
     # Through log_softmax (max subtracted first): as precise as TF's kernel in float32.
     # The label's entry is picked by a gather, as a hand-written JAX loss does: with a
-    # one-hot select instead, the MLP step of `benchmarks/mlp.py` at medium size ran 10%
-    # slower (same dots, but XLA:CPU ran the program's thunks with less overlap).
+    # one-hot select instead, the MLP step of `benchmarks/mlp.py` at medium size ran
+    # slower (same dots; XLA:CPU ran the program's thunks with less overlap).
     log_probs = jax.nn.log_softmax(logits, axis=-1)
     idx = labels[..., None].astype(jnp.int32)
     return -jnp.take_along_axis(log_probs, idx, axis=-1)[..., 0]
