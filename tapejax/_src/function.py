@@ -73,6 +73,17 @@ def _is_array(x) -> bool:
     return type(x) is Tensor or isinstance(x, (np.ndarray, jax.Array))
 
 
+def _tensor_key(args):
+    """The cache key of arguments that are all Tensors (their shapes and dtypes), else None."""
+    avals = []
+    for a in args:
+        if type(a) is not Tensor:
+            return None
+        v = a._v
+        avals.append((v.shape, v.dtype))
+    return ("tensors", tuple(avals))
+
+
 def _leaf_key(x):
     """What of an argument a trace depends on: avals of tensors, values of the rest (TF's rule)."""
     if type(x) is Tensor:
@@ -186,9 +197,9 @@ class Function:
             _check_signature(self._input_signature, args, self.__name__)
         if not self._first_call_done:
             return self._first_call(args, kwargs)
-        if not kwargs and all(type(a) is Tensor for a in args):
+        key = _tensor_key(args) if not kwargs else None
+        if key is not None:
             # The common case (a step taking tensors): a cheaper key for the same cache.
-            key = ("tensors", tuple((a._v.shape, a._v.dtype) for a in args))
             concrete = self._cache.get(key)
             if concrete is None:
                 concrete = self._cache[key] = self._new_concrete(args, kwargs, list(args))
@@ -196,13 +207,18 @@ class Function:
                 # Traced before and returning one tensor, outside any tape: the whole call
                 # is the compiled program's (what `_run` and `_execute` do, inlined).
                 variables = concrete.variables
-                values = [v._value for v in variables]
-                # Donated unless something else holds a buffer (as in `_execute`).
-                shared = any(sys.getrefcount(x) > 4 for x in values)
-                fn = concrete.plain if shared else concrete.donating
+                fn = concrete.donating
+                values = []
+                for v in variables:
+                    x = v._value
+                    values.append(x)
+                    # Donated unless something else holds a buffer (as in `_execute`): the
+                    # Variable's, `values`', `x` and getrefcount's own are expected.
+                    if sys.getrefcount(x) > 4:
+                        fn = concrete.plain
                 outs, new = fn(values, [a._value for a in args])
-                for v, value in zip(variables, new):
-                    v._val = value
+                for v, x in zip(variables, new):
+                    v._val = x
                 return wrap(outs[0])
             return self._run(args, kwargs, list(args), concrete, key)
         flat = nest.flatten((args, kwargs))

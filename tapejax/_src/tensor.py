@@ -144,15 +144,17 @@ class Tensor:
 
     def numpy(self):
         """The value as a NumPy array (a NumPy scalar for rank 0), as TF's ``numpy()``."""
-        if isinstance(self._value, jax.core.Tracer):
+        v = self._value
+        if isinstance(v, jax.core.Tracer):
             raise OperatorNotAllowedInGraphError(
                 "Tensor.numpy() is not available while tapejax traces a program (inside "
                 "tapejax.function, a custom_gradient's grad_fn, a registered gradient or a JAX "
                 "transform): the value is not computed yet. Return the tensor instead, or "
                 "print it with tapejax.print."
             )
-        value = np.array(self._value)
-        return value[()] if value.ndim == 0 else value
+        if not v.ndim:  # a NumPy scalar: read through a view, no array copy first
+            return np.asarray(v)[()]
+        return np.array(v)
 
     def ref(self):
         return _TensorRef(self)
@@ -183,7 +185,8 @@ class Tensor:
     # -- Python protocol, as TF eager has it ----------------------------------------------
 
     def __bool__(self) -> bool:
-        if isinstance(self._value, jax.core.Tracer):
+        v = self._value
+        if isinstance(v, jax.core.Tracer):
             raise OperatorNotAllowedInGraphError(
                 "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: inside "
                 "tapejax.function (or a JAX transform) its value is not known while tracing, "
