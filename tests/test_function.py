@@ -308,3 +308,27 @@ def test_tensor_step_fast_path_donates_only_unheld_buffers():
     np.testing.assert_array_equal(held.numpy(), [4.0, 5.0])
     np.testing.assert_array_equal(v.numpy(), [5.0, 6.0])
     assert step.experimental_get_tracing_count() == 1
+
+
+def test_out_of_range_labels_inside_a_function_give_a_nan_loss_not_a_silent_one():
+    # Eagerly the labels are checked (TF's InvalidArgumentError); traced, they are not
+    # known, and the gather gives NaN for that example (TF's GPU kernel: NaN as well),
+    # never a plausible-looking loss. docs/compat.md, `tapejax.nn`.
+    v = tf.Variable(np.zeros((2, 3), np.float32))
+
+    @tf.function
+    def step(labels):
+        with tf.GradientTape() as tape:
+            losses = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=v)
+            total = tf.reduce_sum(losses)
+        return losses, tape.gradient(total, v)
+
+    for _ in range(2):  # the first call runs eagerly; the second is traced
+        good, _ = step(tf.constant([0, 1]))
+    np.testing.assert_allclose(good.numpy(), [np.log(3.0)] * 2, rtol=1e-6)
+    bad, grad = step(tf.constant([0, 5]))
+    assert np.isfinite(bad.numpy()[0]) and np.isnan(bad.numpy()[1])
+    np.testing.assert_array_equal(grad.numpy()[1], [0.0, 0.0, 0.0])
+    assert step.experimental_get_tracing_count() == 1  # the bad call ran the program
+    with pytest.raises(tf.errors.InvalidArgumentError, match="outside the valid range"):
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=tf.constant([0, 5]), logits=v)
