@@ -20,11 +20,7 @@ import contextlib
 
 import jax
 from jax import lax
-
-try:
-    from jax.extend.core import Literal
-except ImportError:  # pragma: no cover - older JAX
-    from jax.core import Literal
+from jax.extend.core import Literal  # as lowering.py imports it
 
 __all__ = ["hoisted"]
 
