@@ -73,6 +73,21 @@ def _is_array(x) -> bool:
     return type(x) is Tensor or isinstance(x, (np.ndarray, jax.Array))
 
 
+def _inputs_and_program(concrete):
+    """The bound variables' values, and the compiled form to run on them: the one that
+    donates their buffers, unless something else (a Tensor read earlier, another
+    Variable) still holds one."""
+    fn = concrete.donating
+    values = []
+    for v in concrete.variables:
+        x = v._value
+        values.append(x)
+        # Expected: the Variable's, `values`', `x` and getrefcount's own argument.
+        if sys.getrefcount(x) > 4:
+            fn = concrete.plain
+    return values, fn
+
+
 def _tensor_key(args):
     """The cache key of arguments that are all Tensors (their shapes and dtypes), else None."""
     avals = []
@@ -206,18 +221,9 @@ class Function:
             elif concrete.out_tree is _SINGLE and not recorder.active():
                 # Traced before and returning one tensor, outside any tape: the whole call
                 # is the compiled program's (what `_run` and `_execute` do, inlined).
-                variables = concrete.variables
-                fn = concrete.donating
-                values = []
-                for v in variables:
-                    x = v._value
-                    values.append(x)
-                    # Donated unless something else holds a buffer (as in `_execute`): the
-                    # Variable's, `values`', `x` and getrefcount's own are expected.
-                    if sys.getrefcount(x) > 4:
-                        fn = concrete.plain
+                values, fn = _inputs_and_program(concrete)
                 outs, new = fn(values, [a._value for a in args])
-                for v, x in zip(variables, new):
+                for v, x in zip(concrete.variables, new):
                     v._val = x
                 return wrap(outs[0])
             return self._run(args, kwargs, list(args), concrete, key)
@@ -281,15 +287,7 @@ class Function:
             results = dispatch.apply(concrete.op, inputs)
             n_out = len(results) - len(variables)
             return list(results[:n_out]), [r._value for r in results[n_out:]]
-        values = [v._value for v in variables]
-        # Donate the old buffers only when nothing else (a Tensor read earlier, another
-        # Variable) still holds them. Four references are expected: the Variable's,
-        # `values`', this loop's name and getrefcount's own argument.
-        fn = concrete.donating
-        for value in values:
-            if sys.getrefcount(value) > 4:
-                fn = concrete.plain
-                break
+        values, fn = _inputs_and_program(concrete)
         outs, new = fn(values, [t._value for t in arg_tensors])
         return [wrap(o) for o in outs], new
 
