@@ -104,8 +104,8 @@ def test_batch_jacobian_backward_dots_the_seed_once(monkeypatch):
     assert rewritten == [((5, 64, 5), (5, 13))]
 
 
-def test_calls_custom_rules_and_effects_evaluate_as_they_would():
-    # Nested jits, custom derivatives and debug effects go through `bind` unchanged.
+def test_nested_jits_and_custom_rules_evaluate_as_they_would():
+    # Equations with sub-programs (a jit, a custom JVP under grad) go through `bind`.
     @jax.custom_jvp
     def f(x):
         return jnp.sin(x)

@@ -592,7 +592,7 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
                     def column(e, group=group):
                         return _forward_tangents(prog, consts, {s: e for s in group}, tslot, taval)
 
-                    cols = _map_rows(column, _basis(sshape, sdtype), None, row_bytes)
+                    cols = _map_rows(column, _basis(sshape, sdtype), chunk, row_bytes)
                     # (n_src, *tshape)
                     cols = jnp.moveaxis(cols, 0, -1).reshape(tuple(tshape) + tuple(sshape))
                     out.append(cols)

@@ -14,14 +14,19 @@ import collections
 
 import jax
 
-from .lazy import _CACHE_SIZE, FnOp, _codes, _pick, _replay, _resolve, _store, append_node
+from .lazy import (
+    _CACHE_SIZE,
+    ArrayImpl,
+    FnOp,
+    _codes,
+    _pick,
+    _replay,
+    _resolve,
+    _store,
+    append_node,
+)
 from .lowering import Lowered
 from .tensor import Pending, Tensor
-
-try:
-    from jax._src.array import ArrayImpl
-except ImportError:  # pragma: no cover - a JAX without the private name: nothing is deferred
-    ArrayImpl = None
 
 __all__ = ["Plan", "plan_key", "make_plan", "clear"]
 
