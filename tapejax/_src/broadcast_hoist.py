@@ -1,5 +1,5 @@
 """Evaluates a traced program with ``dot(broadcast(a), b)`` computed as
-``broadcast(dot(a, b))``.
+``broadcast(dot(a, b))``, and ``transpose(dot(a, b))`` as ``dot(transpose(a), b)``.
 
 A batch jacobian seeds every row's backward pass with a cotangent broadcast over the
 batch (TF's semantics: the jacobian of the batch-summed target). JAX transposes the
@@ -12,10 +12,18 @@ each primitive as ``jax.core.eval_jaxpr`` does, except a ``dot_general`` with an
 that only repeats a smaller array along dimensions that neither contract nor batch: that
 dot runs on the smaller array and its result is broadcast. Both are exact rewrites (each
 output element is the same sum of the same products).
+
+The batch jacobian's rows come out of the vmap row-major (row, example, ...) and the
+result wants (example, row, ...). A transpose of a dot's output that only reorders the
+free dimensions of one operand is computed instead as the dot of that operand
+transposed, when nothing else reads the dot: XLA fuses the operand's transpose into the
+loop that makes it, where a transposed output is one more pass (two, when the program
+returns a tuple) over the whole jacobian.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 
 import jax
@@ -39,6 +47,11 @@ def hoisted(fn):
 def _eval(jaxpr, consts, args):
     env: dict = {}
     spread: dict = {}  # var -> (smaller array, broadcast_dimensions): var repeats it
+    dots: dict = {}  # var -> (params, operands) of the dot that made it, read once
+    reads = collections.Counter(
+        v for e in jaxpr.eqns for v in e.invars if not isinstance(v, Literal)
+    )
+    reads.update(v for v in jaxpr.outvars if not isinstance(v, Literal))
 
     def read(v):
         return v.val if isinstance(v, Literal) else env[v]
@@ -58,6 +71,11 @@ def _eval(jaxpr, consts, args):
                 env[var] = value
                 spread[var] = (small, dims)
                 continue
+        if name == "transpose" and eqn.invars[0] in dots:
+            value = _transposed_dot(eqn.params["permutation"], *dots[eqn.invars[0]])
+            if value is not None:
+                env[eqn.outvars[0]] = value
+                continue
         params = eqn.primitive.get_bind_params(eqn.params)
         # Older JAX returns (subfuns, params).
         subfuns, params = params if isinstance(params, tuple) else ((), params)
@@ -68,6 +86,8 @@ def _eval(jaxpr, consts, args):
             outs = [outs]
         for var, x in zip(eqn.outvars, outs):
             env[var] = x
+        if name == "dot_general" and reads[eqn.outvars[0]] == 1:
+            dots[eqn.outvars[0]] = (params, ins)
         if name == "broadcast_in_dim" and not eqn.params.get("sharding"):
             (src,) = ins
             dims = [int(d) for d in eqn.params["broadcast_dimensions"]]
@@ -119,4 +139,30 @@ def _dot(eqn, ins, spreads):
         (var,) = eqn.outvars
         value = lax.broadcast_in_dim(result, var.aval.shape, tuple(kept))
         return result, tuple(kept), value
+    return None
+
+
+def _transposed_dot(perm, params, ins):
+    """``transpose(dot(lhs, rhs), perm)`` computed as a dot of one operand transposed,
+    when ``perm`` keeps the batch dimensions and reorders only that operand's free
+    dimensions; None otherwise."""
+    (contract, batch) = params["dimension_numbers"]
+    perm = [int(p) for p in perm]
+    free = [
+        [d for d in range(x.ndim) if d not in contract[k] and d not in batch[k]]
+        for k, x in enumerate(ins)
+    ]
+    # Output dimensions: batch, then lhs free, then rhs free.
+    start = [len(batch[0]), len(batch[0]) + len(free[0])]
+    blocks = [range(start[0]), range(start[0], start[1]), range(start[1], len(perm))]
+    for side in (0, 1):
+        fixed = [i for k, block in enumerate(blocks) if k != side + 1 for i in block]
+        if any(perm[i] != i for i in fixed):
+            continue
+        axes = list(range(ins[side].ndim))
+        for j, d in enumerate(free[side]):
+            axes[d] = free[side][perm[start[side] + j] - start[side]]
+        operands = list(ins)
+        operands[side] = lax.transpose(ins[side], tuple(axes))
+        return lax.dot_general_p.bind(*operands, **params)
     return None
