@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import math
 
 import jax.numpy as jnp
 
@@ -24,6 +25,7 @@ from .tape_derivatives import (
     _unique_sources,
 )
 from .tensor import Tensor, wrap
+from .tensor_shape import TensorShape
 from .tf_logging import warn_first_n
 
 __all__ = ["GradientTape", "UnconnectedGradients"]
@@ -137,6 +139,12 @@ lazy.TRACE = _Trace
 
 def _is_var(x) -> bool:
     return getattr(x, "_is_variable", False)
+
+
+def _dims(x) -> tuple:
+    """``x.shape`` as a tuple of ints, without building a TensorShape for a Tensor (a
+    list raises AttributeError, as in TF)."""
+    return tuple(x._v.shape) if type(x) is Tensor else tuple(x.shape.as_list())
 
 
 def _check_watchable(leaf):
@@ -390,18 +398,18 @@ class GradientTape:
                 "A non-persistent GradientTape can only be used tocompute one set of gradients "
                 "(or jacobians)"
             )
-        target_shape = target.shape
-        source_shape = source.shape
-        target_shape.with_rank_at_least(2)
-        source_shape.with_rank_at_least(2)
+        target_shape, source_shape = _dims(target), _dims(source)
+        if len(target_shape) < 2 or len(source_shape) < 2:  # TF's error texts
+            TensorShape(target_shape).with_rank_at_least(2)
+            TensorShape(source_shape).with_rank_at_least(2)
         if target_shape[0] != source_shape[0]:
             raise ValueError(
-                f"Need first dimension of target shape ({target_shape}) and source shape "
-                f"({source_shape}) to match."
+                f"Need first dimension of target shape ({TensorShape(target_shape)}) and "
+                f"source shape ({TensorShape(source_shape)}) to match."
             )
         _unconnected_mode(unconnected_gradients)
         _check_parallel_iterations(parallel_iterations, "batch_jacobian")
-        rows = target_shape.num_elements() // max(target_shape[0], 1) if target_shape[0] else 0
+        rows = math.prod(target_shape[1:]) if target_shape[0] else 0
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError(
                 "GradientTape must be created with persistent=True to compute the batch_jacobian "
@@ -417,7 +425,7 @@ class GradientTape:
         _check_target_or_source(source, "_id")
         out = _batch_jacobian(trace, target, source, parallel_iterations)
         if out is None:
-            out = wrap(jnp.zeros(tuple(target_shape) + tuple(source_shape)[1:], target._v.dtype))
+            out = wrap(jnp.zeros(target_shape + source_shape[1:], target._v.dtype))
         return out
 
 
