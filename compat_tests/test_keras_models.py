@@ -231,4 +231,108 @@ def case_batch_jacobian_batch_normalization_caveat(tf):
     return {"jb": jb, "j_shape": j.shape.as_list(), "off_diagonal_nonzero": bool(off_diagonal > 0)}
 
 
+def _compiled_mlp(tf):
+    model = _mlp(tf)
+    model.compile(
+        optimizer=tf.keras.optimizers.SGD(0.05, momentum=0.9),
+        loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=["accuracy"],
+    )
+    return model
+
+
+def _batches_of(n, x=_X, y=_Y, size=8):
+    """A generator over ``(x, y)`` batches, repeated without end."""
+    while True:
+        for i in range(0, n, size):
+            yield x[i : i + size], y[i : i + size]
+
+
+@keras_case(**TOL)
+def case_fit_class_weight(tf):
+    model = _compiled_mlp(tf)
+    history = model.fit(
+        _X,
+        _Y,
+        batch_size=8,
+        epochs=2,
+        shuffle=False,
+        verbose=0,
+        class_weight={0: 0.5, 1: 2.0, 2: 1.5},
+    )
+    return {"loss": history.history["loss"], "weights": model.get_weights()}
+
+
+@keras_case(**TOL)
+def case_train_and_test_on_batch_class_weight(tf):
+    """Each call's logs are its own batch's (Keras resets the metrics first)."""
+    model = _compiled_mlp(tf)
+    logs = []
+    for i in range(0, 24, 8):
+        logs.append(model.train_on_batch(_X[i : i + 8], _Y[i : i + 8]))
+        logs.append(
+            model.train_on_batch(_X[i : i + 8], _Y[i : i + 8], class_weight={0: 3.0, 2: 0.25})
+        )
+        logs.append(model.test_on_batch(_X[i + 8 : i + 16], _Y[i + 8 : i + 16]))
+    return {"logs": logs, "weights": model.get_weights()}
+
+
+@keras_case(error=True)
+def case_class_weight_with_sample_weight_raises(tf):
+    model = _compiled_mlp(tf)
+    model.train_on_batch(
+        _X[:8], _Y[:8], sample_weight=np.ones(8, np.float32), class_weight={0: 2.0}
+    )
+
+
+@keras_case(**TOL)
+def case_fit_generator_steps_per_epoch(tf):
+    """A repeating generator with steps_per_epoch, generator validation data, and
+    evaluate and predict on generators with ``steps``."""
+    model = _compiled_mlp(tf)
+    history = model.fit(
+        _batches_of(32),
+        steps_per_epoch=4,
+        epochs=2,
+        verbose=0,
+        validation_data=_batches_of(8, _X[32:], _Y[32:], size=4),
+        validation_steps=2,
+    )
+
+    def inputs():
+        for i in range(0, 16, 8):
+            yield (_X[i : i + 8],)
+
+    return {
+        "history": {k: history.history[k] for k in sorted(history.history)},
+        "evaluate": model.evaluate(_batches_of(16), steps=2, verbose=0, return_dict=True),
+        "predict": model.predict(inputs(), verbose=0),
+        "weights": model.get_weights(),
+    }
+
+
+@keras_case(**TOL)
+def case_fit_py_dataset(tf):
+    class Batches(tf.keras.utils.PyDataset):
+        def __init__(self, x, y, size):
+            super().__init__()
+            self.x, self.y, self.size = x, y, size
+
+        def __len__(self):
+            return -(-len(self.x) // self.size)
+
+        def __getitem__(self, i):
+            part = slice(i * self.size, (i + 1) * self.size)
+            return self.x[part], self.y[part]
+
+    model = _compiled_mlp(tf)
+    history = model.fit(Batches(_X[:32], _Y[:32], 8), epochs=2, shuffle=False, verbose=0)
+    return {
+        "loss": history.history["loss"],
+        "evaluate": model.evaluate(Batches(_X, _Y, 16), verbose=0),
+        "predict": model.predict(Batches(_X[:12], _Y[:12], 5), verbose=0),
+        "weights": model.get_weights(),
+    }
+
+
 test_matches_tensorflow = harness.compat_test(globals())

@@ -382,6 +382,54 @@ def test_fit_traces_its_step_once_per_batch_shape():
     assert model._train_function.experimental_get_tracing_count() == 2
 
 
+def test_fit_takes_tensors_and_generators_and_traces_once_per_batch_shape():
+    x = tf.constant(RNG.standard_normal((16, 3)).astype(np.float32))
+    y = tf.zeros((16, 2))
+    model = _model()
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(x, y, batch_size=8, epochs=2, verbose=0)  # Tensors, as arrays are
+
+    def batches():
+        while True:
+            yield x.numpy()[:8], y.numpy()[:8]
+
+    history = model.fit(batches(), steps_per_epoch=3, epochs=4, shuffle=False, verbose=0)
+    assert len(history.history["loss"]) == 4
+    # One batch shape throughout: the step traced once, whatever fed it.
+    assert model._train_function.experimental_get_tracing_count() == 1
+    assert model.evaluate(batches(), steps=2, verbose=0) == pytest.approx(
+        model.evaluate(x[:8], y[:8], verbose=0), rel=1e-6
+    )
+
+
+def test_fit_takes_a_tf_data_dataset_where_tensorflow_is_installed():
+    tensorflow = pytest.importorskip("tensorflow")
+    x = RNG.standard_normal((12, 3)).astype(np.float32)
+    y = RNG.standard_normal((12, 2)).astype(np.float32)
+    dataset = tensorflow.data.Dataset.from_tensor_slices((x, y)).batch(4)
+    model, twin = _model(), _model()
+    twin.set_weights(model.get_weights())
+    for m in (model, twin):
+        m.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    history = model.fit(dataset, epochs=2, shuffle=False, verbose=0)
+    same = twin.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], same.history["loss"], rtol=1e-6)
+
+
+def test_fit_rejects_data_keras_does_not_take():
+    model = _model()
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match="Unrecognized data type"):
+        model.fit({1, 2, 3}, verbose=0)
+    with pytest.raises(ValueError, match="cannot be specified at the same time"):
+        model.train_on_batch(
+            np.zeros((2, 3), np.float32),
+            np.zeros((2, 2), np.float32),
+            sample_weight=np.ones(2, np.float32),
+            class_weight={0: 1.0},
+        )
+
+
 def test_save_and_load_weights(tmp_path):
     model = _model()
     path = tmp_path / "m.weights.h5"

@@ -4,8 +4,11 @@ The train step is a GradientTape over the model's call and loss followed by the
 optimizer's update, compiled with ``tapejax.function`` (one XLA program per batch
 shape). Metrics, the loss tracker, callbacks (``History``, ``EarlyStopping``, ...) and
 the progress bar are Keras's own objects, updated eagerly from the step's outputs.
-Data comes from NumPy arrays (or Tensors), batched here. This module must never hold
-a copy of a model's weights.
+Data goes through Keras's own ``EpochIterator``: NumPy arrays and Tensors, Python
+generators, ``keras.utils.PyDataset`` (and ``tf.data`` or a torch ``DataLoader`` where
+those are installed), with Keras's batching, shuffling, ``class_weight`` and
+``steps_per_epoch``; each batch reaches the step as tapejax Tensors. This module must
+never hold a copy of a model's weights.
 """
 
 from __future__ import annotations
@@ -29,6 +32,10 @@ __all__ = ["Trainer"]
 
 _LossFunctionWrapper = keras.src.losses.losses.LossFunctionWrapper
 _CompileMetrics = keras.src.trainers.compile_utils.CompileMetrics
+# Keras's data handling, as its own trainers use it.
+array_slicing = keras.src.trainers.data_adapters.array_slicing
+data_adapter_utils = keras.src.trainers.data_adapters.data_adapter_utils
+EpochIterator = keras.src.trainers.epoch_iterator.EpochIterator
 
 
 def _numpy_tree(tree):
@@ -52,12 +59,6 @@ def _num_samples(x) -> int:
     if not leaves:
         raise ValueError("Expected input data `x`, got None.")
     return int(np.shape(leaves[0])[0])
-
-
-def _take(tree, index):
-    if tree is None:
-        return None
-    return jax.tree_util.tree_map(lambda a: convert_to_tensor(a[index]), tree)
 
 
 def _keras_loss(identifier):
@@ -217,8 +218,19 @@ class Trainer:
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
         self._require_compiled()
+        if class_weight is not None:
+            if sample_weight is not None:
+                raise ValueError(
+                    "Arguments `sample_weight` and `class_weight` cannot be specified at the "
+                    f"same time. Received: sample_weight={sample_weight}, "
+                    f"class_weight={class_weight}"
+                )
+            sample_weight = data_adapter_utils.class_weight_to_sample_weights(
+                _plain(y), class_weight
+            )
         step = self._compiled("_train_function", self.train_step)
         x, y, sample_weight = _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
+        self.reset_metrics()  # as Keras: the logs are this batch's
         loss, y_pred = step(x, y, sample_weight)
         logs = self._update_metrics(loss, x, y, y_pred, sample_weight)
         return logs if return_dict else _flat_logs(logs)
@@ -227,6 +239,7 @@ class Trainer:
         self._require_compiled()
         step = self._compiled("_test_function", self.test_step)
         x, y, sample_weight = _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
+        self.reset_metrics()  # as Keras: the logs are this batch's
         loss, y_pred = step(x, y, sample_weight)
         logs = self._update_metrics(loss, x, y, y_pred, sample_weight)
         return logs if return_dict else _flat_logs(logs)
@@ -260,27 +273,27 @@ class Trainer:
         validation_batch_size=None,
         validation_freq=1,
     ):
-        """Trains for ``epochs`` over NumPy data (Keras's ``fit``); returns the ``History``."""
+        """Trains for ``epochs`` (Keras's ``fit``); returns the ``History``.
+
+        ``x`` is what Keras's ``fit`` takes: arrays or Tensors (with ``y``), a generator
+        or a ``keras.utils.PyDataset`` yielding ``(x, y)`` or ``(x, y, sample_weight)``.
+        """
         self._require_compiled()
-        _check_arrays(x, "x")
-        if class_weight is not None:
-            raise NotImplementedError("tapejax.keras: fit(class_weight=...) is not supported yet")
-        if steps_per_epoch is not None:
-            raise NotImplementedError(
-                "tapejax.keras: fit(steps_per_epoch=...) needs a dataset; fit takes arrays"
-            )
-        batch_size = 32 if batch_size is None else int(batch_size)
+        x, y, sample_weight = _plain(x), _plain(y), _plain(sample_weight)
         verbose = 1 if verbose == "auto" else verbose
         if validation_split and validation_data is None:
-            n = _num_samples(x)
-            split = int(n * (1.0 - validation_split))
-            validation_data = (_cut(x, slice(split, None)), _cut(y, slice(split, None)))
-            if sample_weight is not None:
-                validation_data += (_cut(sample_weight, slice(split, None)),)
-            x, y = _cut(x, slice(0, split)), _cut(y, slice(0, split))
-            sample_weight = _cut(sample_weight, slice(0, split))
-        n = _num_samples(x)
-        steps = -(-n // batch_size)
+            (x, y, sample_weight), validation_data = array_slicing.train_validation_split(
+                (x, y, sample_weight), validation_split=validation_split
+            )
+        epochs_data = EpochIterator(
+            x=x,
+            y=y,
+            sample_weight=sample_weight,
+            batch_size=batch_size,
+            steps_per_epoch=steps_per_epoch,
+            shuffle=shuffle,
+            class_weight=class_weight,
+        )
         cbks = keras.callbacks.CallbackList(
             callbacks,
             add_history=True,
@@ -288,7 +301,7 @@ class Trainer:
             model=self,
             verbose=verbose,
             epochs=epochs,
-            steps=steps,
+            steps=epochs_data.num_batches,
         )
         self.stop_training = False
         step_fn = self._compiled("_train_function", self.train_step)
@@ -297,11 +310,8 @@ class Trainer:
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cbks.on_epoch_begin(epoch)
-            order = np.random.permutation(n) if shuffle else np.arange(n)
-            for step in range(steps):
-                index = order[step * batch_size : (step + 1) * batch_size]
+            for step, bx, by, bw in _batches(epochs_data):
                 cbks.on_train_batch_begin(step)
-                bx, by, bw = _take(x, index), _take(y, index), _take(sample_weight, index)
                 loss, y_pred = step_fn(bx, by, bw)
                 logs = self._update_metrics(loss, bx, by, y_pred, bw)
                 cbks.on_train_batch_end(step, logs)
@@ -309,12 +319,13 @@ class Trainer:
                     break
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
-                vx, vy, vw = _unpack(validation_data)
+                vx, vy, vw = data_adapter_utils.unpack_x_y_sample_weight(validation_data)
                 val_logs = self.evaluate(
                     vx,
                     vy,
                     sample_weight=vw,
                     batch_size=validation_batch_size or batch_size,
+                    steps=validation_steps,
                     verbose=0,
                     return_dict=True,
                 )
@@ -337,17 +348,15 @@ class Trainer:
         return_dict=False,
         **kwargs,
     ):
-        """Loss and metrics over NumPy data (Keras's ``evaluate``)."""
+        """Loss and metrics over the data (Keras's ``evaluate``; data as for ``fit``)."""
         self._require_compiled()
-        n, batch_size, n_steps, cbks = _one_pass(self, x, batch_size, verbose, callbacks)
+        data, cbks = _one_pass(self, (x, y, sample_weight), batch_size, steps, verbose, callbacks)
         step_fn = self._compiled("_test_function", self.test_step)
         self.reset_metrics()
         cbks.on_test_begin()
         logs = {}
-        for step in range(n_steps):
-            index = np.arange(step * batch_size, min(n, (step + 1) * batch_size))
+        for step, bx, by, bw in _batches(data):
             cbks.on_test_batch_begin(step)
-            bx, by, bw = _take(x, index), _take(y, index), _take(sample_weight, index)
             loss, y_pred = step_fn(bx, by, bw)
             logs = self._update_metrics(loss, bx, by, y_pred, bw)
             cbks.on_test_batch_end(step, logs)
@@ -355,17 +364,24 @@ class Trainer:
         return logs if return_dict else _flat_logs(logs)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
-        """The model's outputs over NumPy data, batched, as NumPy arrays (Keras's ``predict``)."""
-        n, batch_size, n_steps, cbks = _one_pass(self, x, batch_size, verbose, callbacks)
+        """The model's outputs, batched, as NumPy arrays (Keras's ``predict``; a generator
+        or ``PyDataset`` may yield ``x`` alone or ``(x, ...)``)."""
+        data, cbks = _one_pass(self, (x, None, None), batch_size, steps, verbose, callbacks)
         step_fn = self._compiled("_predict_function", self.predict_step)
         cbks.on_predict_begin()
         outputs = []
-        for step in range(n_steps):
-            index = np.arange(step * batch_size, min(n, (step + 1) * batch_size))
+        for step, bx, _, _ in _batches(data):
             cbks.on_predict_batch_begin(step)
-            outputs.append(_numpy_tree(step_fn(_take(x, index))))
+            outputs.append(_numpy_tree(step_fn(bx)))
             cbks.on_predict_batch_end(step, {"outputs": outputs[-1]})
         cbks.on_predict_end()
+        if not outputs:
+            raise ValueError(
+                "Unexpected result of `predict_function` (Empty batch_outputs). Please use "
+                "`Model.compile(..., run_eagerly=True)`, or `tf.config.run_functions_eagerly"
+                "(True)` for more information of where went wrong, or file a issue/bug to "
+                "`keras`."
+            )
         return jax.tree_util.tree_map(lambda *parts: np.concatenate(parts), *outputs)
 
     # -- weights files ----------------------------------------------------------------
@@ -417,12 +433,6 @@ class Trainer:
         self.set_weights(values)
 
 
-def _cut(tree, index):
-    if tree is None:
-        return None
-    return jax.tree_util.tree_map(lambda a: np.asarray(a)[index], tree)
-
-
 def _apply_loss(fn, y_true, y_pred, sample_weight):
     if hasattr(fn, "call") and not isinstance(fn, keras.losses.Loss):
         return fn(y_true, y_pred, sample_weight)  # a tapejax Loss subclass
@@ -451,46 +461,46 @@ def _as_tensors(tree):
     )
 
 
-def _unpack(data):
-    if isinstance(data, (list, tuple)):
-        if len(data) == 2:
-            return data[0], data[1], None
-        if len(data) == 3:
-            return tuple(data)
-    raise ValueError(
-        "When passing `validation_data`, it must contain either 2 items (x_val, y_val), or 3 "
-        f"items (x_val, y_val, val_sample_weights). Received: validation_data={data}"
-    )
-
-
-def _check_arrays(x, what):
-    for leaf in jax.tree_util.tree_leaves(x, is_leaf=lambda a: type(a) is Tensor):
-        if not (type(leaf) is Tensor or isinstance(leaf, (np.ndarray, jax.Array, list))):
-            raise NotImplementedError(
-                f"tapejax.keras: `{what}` must be NumPy arrays or tapejax Tensors (datasets and "
-                f"generators are not supported yet); got {type(leaf).__name__}"
-            )
-
-
 def _flat_logs(logs):
     values = list(logs.values())
     return values[0] if len(values) == 1 else values
 
 
-def _one_pass(model, x, batch_size, verbose, callbacks):
-    """``(samples, batch size, steps, callbacks)`` of one batched pass over ``x`` (evaluate,
-    predict): Keras's defaults, and its CallbackList with a progress bar unless silent."""
-    _check_arrays(x, "x")
-    batch_size = 32 if batch_size is None else int(batch_size)
+def _one_pass(model, data, batch_size, steps, verbose, callbacks):
+    """``(EpochIterator, callbacks)`` of one unshuffled pass (evaluate, predict), with
+    Keras's CallbackList and a progress bar unless silent."""
+    x, y, sample_weight = (_plain(d) for d in data)
+    epoch = EpochIterator(
+        x=x, y=y, sample_weight=sample_weight, batch_size=batch_size, steps_per_epoch=steps
+    )
     verbose = 1 if verbose == "auto" else verbose
-    n = _num_samples(x)
-    n_steps = -(-n // batch_size)
     cbks = keras.callbacks.CallbackList(
         callbacks,
         add_progbar=verbose != 0,
         model=model,
         verbose=verbose,
         epochs=1,
-        steps=n_steps,
+        steps=epoch.num_batches,
     )
-    return n, batch_size, n_steps, cbks
+    return epoch, cbks
+
+
+def _plain(tree):
+    """``tree`` with tapejax Tensors and Variables as NumPy arrays, for Keras's data
+    adapters; anything else (arrays, generators, datasets) as it is."""
+    if tree is None:
+        return None
+    return jax.tree_util.tree_map(
+        lambda a: np.asarray(a) if type(a) is Tensor or getattr(a, "_is_variable", False) else a,
+        tree,
+        is_leaf=lambda a: type(a) is Tensor or getattr(a, "_is_variable", False),
+    )
+
+
+def _batches(epoch):
+    """One epoch of ``epoch`` (an EpochIterator): ``(step, x, y, sample_weight)`` per batch,
+    as tapejax Tensors. A generator that runs out ends the epoch with Keras's warning."""
+    with epoch.catch_stop_iteration():
+        for step, _, (data,) in epoch.enumerate_epoch():
+            x, y, sample_weight = data_adapter_utils.unpack_x_y_sample_weight(data)
+            yield step, _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
