@@ -335,4 +335,78 @@ def case_fit_py_dataset(tf):
     }
 
 
+@keras_case(**TOL)
+def case_custom_train_step_and_test_step(tf):
+    """Keras's "customizing what happens in fit" guide: a model overriding train_step
+    and test_step with its own metric objects."""
+
+    class CustomModel(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.hidden = tf.keras.layers.Dense(8, activation="relu")
+            self.out = tf.keras.layers.Dense(1)
+            self.loss_tracker = tf.keras.metrics.Mean(name="loss")
+            self.mae_metric = tf.keras.metrics.MeanAbsoluteError(name="mae")
+
+        def call(self, x):
+            return self.out(self.hidden(x))
+
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = tf.reduce_mean(tf.square(y - y_pred))
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply(grads, self.trainable_variables)
+            self.loss_tracker.update_state(loss)
+            self.mae_metric.update_state(y, y_pred)
+            return {"loss": self.loss_tracker.result(), "mae": self.mae_metric.result()}
+
+        def test_step(self, data):
+            x, y = data
+            y_pred = self(x, training=False)
+            self.loss_tracker.update_state(tf.reduce_mean(tf.square(y - y_pred)))
+            self.mae_metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+        @property
+        def metrics(self):
+            return [self.loss_tracker, self.mae_metric]
+
+    model = CustomModel()
+    model(tf.constant(_X[:2]))
+    _init(model)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.05))
+    y = _X[:, :1] - 0.5 * _X[:, 1:2]
+    history = model.fit(
+        _X[:32],
+        y[:32],
+        batch_size=8,
+        epochs=2,
+        shuffle=False,
+        verbose=0,
+        validation_data=(_X[32:], y[32:]),
+    )
+    return {
+        "history": {k: history.history[k] for k in sorted(history.history)},
+        "evaluate": model.evaluate(_X, y, batch_size=10, verbose=0, return_dict=True),
+        "weights": model.get_weights(),
+    }
+
+
+@keras_case(error=True)
+def case_guide_train_step_on_train_on_batch_raises(tf):
+    """Keras hands train_on_batch's step ``(x, y, sample_weight)``, so the guide's
+    ``x, y = data`` fails there, in Keras and in tapejax alike."""
+
+    class CustomModel(tf.keras.Sequential):
+        def train_step(self, data):
+            x, y = data
+            return {}
+
+    model = CustomModel([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    model.train_on_batch(_X[:8], _X[:8, :1])
+
+
 test_matches_tensorflow = harness.compat_test(globals())

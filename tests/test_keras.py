@@ -416,6 +416,54 @@ def test_fit_takes_a_tf_data_dataset_where_tensorflow_is_installed():
     np.testing.assert_allclose(history.history["loss"], same.history["loss"], rtol=1e-6)
 
 
+def test_a_keras_style_train_step_override_trains_as_the_default_does():
+    """The guide's override (compute_loss, optimizer.apply, self.metrics) gives the
+    default step's weights and losses; fit runs it eagerly, once per batch."""
+
+    class Base(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.dense(x)
+
+    calls = []
+
+    class Custom(Base):
+        def train_step(self, data):
+            calls.append(type(data[0]).__name__)
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(y=y, y_pred=y_pred)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply(grads, self.trainable_variables)
+            for metric in self.metrics:
+                if metric.name == "loss":
+                    metric.update_state(loss)
+                else:
+                    metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    x = RNG.standard_normal((16, 3)).astype(np.float32)
+    y = RNG.standard_normal((16, 2)).astype(np.float32)
+    plain, custom = Base(), Custom()
+    plain(x[:1])
+    custom(x[:1])
+    custom.set_weights(plain.get_weights())
+    histories = []
+    for model in (plain, custom):
+        model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+        histories.append(model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0))
+    for a, b in zip(plain.get_weights(), custom.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    for key in ("loss", "mae"):
+        np.testing.assert_allclose(histories[0].history[key], histories[1].history[key], rtol=1e-6)
+    assert calls == ["Tensor"] * 4  # two batches a epoch, as tapejax Tensors
+    assert custom._train_function is None  # the default compiled step never ran
+
+
 def test_fit_rejects_data_keras_does_not_take():
     model = _model()
     model.compile(optimizer="sgd", loss="mse")

@@ -173,7 +173,49 @@ class Trainer:
             return tf.zeros([])
         return losses[0] if len(losses) == 1 else tf.add_n(losses)
 
-    def train_step(self, x, y=None, sample_weight=None):
+    def train_step(self, data):
+        """One training step on a batch (Keras's ``train_step``): ``data`` is ``x``,
+        ``(x, y)`` or ``(x, y, sample_weight)`` as the data yields it; returns the logs.
+
+        The default runs the compiled step (the model's call and ``compute_loss`` under a
+        tape, then the optimizer) and updates the metrics eagerly. An override, as in
+        Keras's "customizing what happens in fit" guide, is called by ``fit`` and
+        ``train_on_batch`` with each batch as Tensors, eagerly (Keras metric objects
+        update only eagerly); its returned dict of results is the batch's logs.
+        """
+        x, y, sample_weight = data_adapter_utils.unpack_x_y_sample_weight(data)
+        step = self._compiled("_train_function", self._train_step)
+        loss, y_pred = step(x, y, sample_weight)
+        return self._update_metrics(loss, x, y, y_pred, sample_weight)
+
+    def test_step(self, data):
+        """One evaluation step (Keras's ``test_step``); overridable as ``train_step``."""
+        x, y, sample_weight = data_adapter_utils.unpack_x_y_sample_weight(data)
+        step = self._compiled("_test_function", self._test_step)
+        loss, y_pred = step(x, y, sample_weight)
+        return self._update_metrics(loss, x, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        """The model's outputs on a batch (Keras's ``predict_step``)."""
+        x, _, _ = data_adapter_utils.unpack_x_y_sample_weight(data)
+        return self._compiled("_predict_function", self._predict_step)(x)
+
+    def compute_metrics(self, x, y, y_pred, sample_weight=None) -> dict:
+        """Updates the compiled metrics and returns every metric's result (Keras's
+        ``compute_metrics``; the loss tracker is updated by the step, not here)."""
+        if self._compile_metrics is not None and y is not None:
+            self._compile_metrics.update_state(
+                _arrays(y),
+                _arrays(y_pred),
+                None if sample_weight is None else _arrays(sample_weight),
+            )
+        return self.get_metrics_result()
+
+    def get_metrics_result(self) -> dict:
+        """Every metric's result, a dict's entries flattened into the logs (Keras's)."""
+        return _logs({m.name: m.result() for m in self.metrics})
+
+    def _train_step(self, x, y=None, sample_weight=None):
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
@@ -182,11 +224,11 @@ class Trainer:
         self.optimizer.apply_gradients(zip(grads, variables))
         return loss, y_pred
 
-    def test_step(self, x, y=None, sample_weight=None):
+    def _test_step(self, x, y=None, sample_weight=None):
         y_pred = self(x, training=False)
         return self.compute_loss(x, y, y_pred, sample_weight, training=False), y_pred
 
-    def predict_step(self, x):
+    def _predict_step(self, x):
         return self(x, training=False)
 
     def _compiled(self, name, step):
@@ -198,23 +240,7 @@ class Trainer:
 
     def _update_metrics(self, loss, x, y, y_pred, sample_weight) -> dict:
         self._loss_tracker.update_state(_arrays(loss), sample_weight=_num_samples(x))
-        if self._compile_metrics is not None and y is not None:
-            self._compile_metrics.update_state(
-                _arrays(y),
-                _arrays(y_pred),
-                None if sample_weight is None else _arrays(sample_weight),
-            )
-        return self._metric_results()
-
-    def _metric_results(self) -> dict:
-        logs = {}
-        for m in self.metrics:
-            result = m.result()
-            if isinstance(result, dict):
-                logs.update(result)
-            else:
-                logs[m.name] = result
-        return {k: float(np.asarray(v)) for k, v in logs.items()}
+        return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
         self._require_compiled()
@@ -228,25 +254,18 @@ class Trainer:
             sample_weight = data_adapter_utils.class_weight_to_sample_weights(
                 _plain(y), class_weight
             )
-        step = self._compiled("_train_function", self.train_step)
-        x, y, sample_weight = _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
         self.reset_metrics()  # as Keras: the logs are this batch's
-        loss, y_pred = step(x, y, sample_weight)
-        logs = self._update_metrics(loss, x, y, y_pred, sample_weight)
+        logs = _logs(self.train_step(_packed(x, y, sample_weight)))
         return logs if return_dict else _flat_logs(logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         self._require_compiled()
-        step = self._compiled("_test_function", self.test_step)
-        x, y, sample_weight = _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
         self.reset_metrics()  # as Keras: the logs are this batch's
-        loss, y_pred = step(x, y, sample_weight)
-        logs = self._update_metrics(loss, x, y, y_pred, sample_weight)
+        logs = _logs(self.test_step(_packed(x, y, sample_weight)))
         return logs if return_dict else _flat_logs(logs)
 
     def predict_on_batch(self, x):
-        step = self._compiled("_predict_function", self.predict_step)
-        return _numpy_tree(step(_as_tensors(x)))
+        return _numpy_tree(self.predict_step((_as_tensors(x),)))
 
     def _require_compiled(self) -> None:
         if not self.compiled:
@@ -304,16 +323,14 @@ class Trainer:
             steps=epochs_data.num_batches,
         )
         self.stop_training = False
-        step_fn = self._compiled("_train_function", self.train_step)
         cbks.on_train_begin()
         logs = {}
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
             cbks.on_epoch_begin(epoch)
-            for step, bx, by, bw in _batches(epochs_data):
+            for step, data in _batches(epochs_data):
                 cbks.on_train_batch_begin(step)
-                loss, y_pred = step_fn(bx, by, bw)
-                logs = self._update_metrics(loss, bx, by, y_pred, bw)
+                logs = _logs(self.train_step(data))
                 cbks.on_train_batch_end(step, logs)
                 if self.stop_training:
                     break
@@ -351,14 +368,12 @@ class Trainer:
         """Loss and metrics over the data (Keras's ``evaluate``; data as for ``fit``)."""
         self._require_compiled()
         data, cbks = _one_pass(self, (x, y, sample_weight), batch_size, steps, verbose, callbacks)
-        step_fn = self._compiled("_test_function", self.test_step)
         self.reset_metrics()
         cbks.on_test_begin()
         logs = {}
-        for step, bx, by, bw in _batches(data):
+        for step, batch in _batches(data):
             cbks.on_test_batch_begin(step)
-            loss, y_pred = step_fn(bx, by, bw)
-            logs = self._update_metrics(loss, bx, by, y_pred, bw)
+            logs = _logs(self.test_step(batch))
             cbks.on_test_batch_end(step, logs)
         cbks.on_test_end(logs)
         return logs if return_dict else _flat_logs(logs)
@@ -367,12 +382,11 @@ class Trainer:
         """The model's outputs, batched, as NumPy arrays (Keras's ``predict``; a generator
         or ``PyDataset`` may yield ``x`` alone or ``(x, ...)``)."""
         data, cbks = _one_pass(self, (x, None, None), batch_size, steps, verbose, callbacks)
-        step_fn = self._compiled("_predict_function", self.predict_step)
         cbks.on_predict_begin()
         outputs = []
-        for step, bx, _, _ in _batches(data):
+        for step, batch in _batches(data):
             cbks.on_predict_batch_begin(step)
-            outputs.append(_numpy_tree(step_fn(bx)))
+            outputs.append(_numpy_tree(self.predict_step(batch)))
             cbks.on_predict_batch_end(step, {"outputs": outputs[-1]})
         cbks.on_predict_end()
         if not outputs:
@@ -498,9 +512,28 @@ def _plain(tree):
 
 
 def _batches(epoch):
-    """One epoch of ``epoch`` (an EpochIterator): ``(step, x, y, sample_weight)`` per batch,
+    """One epoch of ``epoch`` (an EpochIterator): ``(step, data)`` per batch, ``data``
+    as the data yields it (``x``, ``(x, y)`` or ``(x, y, sample_weight)``) with its arrays
     as tapejax Tensors. A generator that runs out ends the epoch with Keras's warning."""
     with epoch.catch_stop_iteration():
         for step, _, (data,) in epoch.enumerate_epoch():
-            x, y, sample_weight = data_adapter_utils.unpack_x_y_sample_weight(data)
-            yield step, _as_tensors(x), _as_tensors(y), _as_tensors(sample_weight)
+            yield step, _as_tensors(data)
+
+
+def _packed(x, y, sample_weight):
+    """A batch as ``train_on_batch``/``test_on_batch`` hand it to the step: always
+    ``(x, y, sample_weight)``, as Keras does, with arrays as Tensors."""
+    return (_as_tensors(x), _as_tensors(y), _as_tensors(sample_weight))
+
+
+def _logs(results) -> dict:
+    """A step's returned results as logs: floats, a nested dict's entries flattened in
+    (Keras's compiled metrics return one dict)."""
+    logs = {}
+    for name, value in results.items():
+        if isinstance(value, dict):
+            logs.update(_logs(value))
+        else:
+            value = np.asarray(value)
+            logs[name] = float(value) if value.ndim == 0 else value
+    return logs
