@@ -469,6 +469,8 @@ def test_fit_rejects_data_keras_does_not_take():
     model.compile(optimizer="sgd", loss="mse")
     with pytest.raises(ValueError, match="Unrecognized data type"):
         model.fit({1, 2, 3}, verbose=0)
+    with pytest.raises(ValueError, match="got no batches"):
+        model.predict(iter([]), verbose=0)
     with pytest.raises(ValueError, match="cannot be specified at the same time"):
         model.train_on_batch(
             np.zeros((2, 3), np.float32),

@@ -389,13 +389,8 @@ class Trainer:
             outputs.append(_numpy_tree(self.predict_step(batch)))
             cbks.on_predict_batch_end(step, {"outputs": outputs[-1]})
         cbks.on_predict_end()
-        if not outputs:
-            raise ValueError(
-                "Unexpected result of `predict_function` (Empty batch_outputs). Please use "
-                "`Model.compile(..., run_eagerly=True)`, or `tf.config.run_functions_eagerly"
-                "(True)` for more information of where went wrong, or file a issue/bug to "
-                "`keras`."
-            )
+        if not outputs:  # Keras itself fails here with an UnboundLocalError
+            raise ValueError("`predict` got no batches: its data `x` yielded nothing")
         return jax.tree_util.tree_map(lambda *parts: np.concatenate(parts), *outputs)
 
     # -- weights files ----------------------------------------------------------------
