@@ -469,8 +469,22 @@ def test_fit_rejects_data_keras_does_not_take():
     model.compile(optimizer="sgd", loss="mse")
     with pytest.raises(ValueError, match="Unrecognized data type"):
         model.fit({1, 2, 3}, verbose=0)
-    with pytest.raises(ValueError, match="got no batches"):
-        model.predict(iter([]), verbose=0)
+    def nothing():
+        yield from ()
+
+    with pytest.raises(ValueError, match="generator must yield at least one batch"):
+        model.predict(nothing(), verbose=0)  # Keras's own check
+
+    class Empty(keras.utils.PyDataset):
+        def __len__(self):
+            return 0
+
+        def __getitem__(self, i):
+            raise IndexError(i)
+
+    with pytest.warns(UserWarning, match="ran out of data"):
+        with pytest.raises(ValueError, match="got no batches"):
+            model.predict(Empty(), verbose=0)
     with pytest.raises(ValueError, match="cannot be specified at the same time"):
         model.train_on_batch(
             np.zeros((2, 3), np.float32),
