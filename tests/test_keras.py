@@ -469,6 +469,7 @@ def test_fit_rejects_data_keras_does_not_take():
     model.compile(optimizer="sgd", loss="mse")
     with pytest.raises(ValueError, match="Unrecognized data type"):
         model.fit({1, 2, 3}, verbose=0)
+
     def nothing():
         yield from ()
 
