@@ -79,6 +79,17 @@ def test_a_chain_of_dots_stays_small_and_pytrees_pass_through():
     assert [lhs for lhs, _ in _dots(hoisted(fn), args)] == [(3, 4), (3, 6)]
 
 
+def _check_the_mlp_batch_jacobian(x, w1, w2):
+    """tapejax's batch jacobian of ``tanh(x @ w1) @ w2`` against a per-example
+    ``vmap(jacrev)``."""
+    with tf.GradientTape() as g:
+        g.watch(x)
+        y = tf.matmul(tf.tanh(tf.matmul(x, w1)), w2)
+    got = g.batch_jacobian(y, x).numpy()
+    per_example = jax.vmap(jax.jacrev(lambda r: jnp.tanh(r @ w1.numpy()) @ w2.numpy()))
+    np.testing.assert_allclose(got, per_example(x.numpy()), rtol=1e-5, atol=1e-6)
+
+
 def test_batch_jacobian_backward_dots_the_seed_once(monkeypatch):
     # TF's batch jacobian seeds with a cotangent broadcast over the batch: its dot with
     # the target's weight runs once, not once per example, and the result is unchanged.
@@ -97,12 +108,7 @@ def test_batch_jacobian_backward_dots_the_seed_once(monkeypatch):
     x = tf.constant(rng.standard_normal((64, 9)).astype(np.float32))
     w1 = tf.constant(rng.standard_normal((9, 13)).astype(np.float32))
     w2 = tf.constant(rng.standard_normal((13, 5)).astype(np.float32))
-    with tf.GradientTape() as g:
-        g.watch(x)
-        y = tf.matmul(tf.tanh(tf.matmul(x, w1)), w2)
-    got = g.batch_jacobian(y, x).numpy()
-    per_example = jax.vmap(jax.jacrev(lambda r: jnp.tanh(r @ w1.numpy()) @ w2.numpy()))
-    np.testing.assert_allclose(got, per_example(x.numpy()), rtol=1e-5, atol=1e-6)
+    _check_the_mlp_batch_jacobian(x, w1, w2)
     # The (5 rows, 64 examples, 5) seed's dot with w2 became a (5, 5) one: (5, 13) out.
     assert rewritten == [((5, 64, 5), (5, 13))]
 
@@ -189,12 +195,7 @@ def test_batch_jacobian_program_writes_its_rows_example_major():
         return run
 
     with unittest.mock.patch.object(broadcast_hoist, "hoisted", spy):
-        with tf.GradientTape() as g:
-            g.watch(x)
-            y = tf.matmul(tf.tanh(tf.matmul(x, w1)), w2)
-        got = g.batch_jacobian(y, x).numpy()
-    per_example = jax.vmap(jax.jacrev(lambda r: jnp.tanh(r @ w1.numpy()) @ w2.numpy()))
-    np.testing.assert_allclose(got, per_example(x.numpy()), rtol=1e-5, atol=1e-6)
+        _check_the_mlp_batch_jacobian(x, w1, w2)
     ((program, avals),) = calls
     jaxpr = jax.make_jaxpr(program)(*avals).jaxpr
     made_by_dot = {e.outvars[0] for e in jaxpr.eqns if e.primitive.name == "dot_general"}
