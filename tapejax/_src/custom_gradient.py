@@ -24,7 +24,7 @@ from .binding import VariableWatcher, bound
 from .conversion import convert_to_tensor
 from .dispatch import Op
 from .lowering import DIFF_DTYPES
-from .tensor import Tensor, wrap
+from .tensor import Pending, Tensor, wrap
 
 __all__ = ["custom_gradient", "grad_pass_through", "recompute_grad"]
 
@@ -269,6 +269,9 @@ def _split_args(args):
 def _custom_call(f, named, key, args):
     args, tensors, arg_tree, arg_ids = _split_args(args)
     recs = recorder.active()
+    pending = [t._v for t in tensors if type(t._v) is Pending]
+    if pending:  # inputs deferred under a tape (lazy.py): one program computes them all
+        Pending.compute(pending)
     traced = any(isinstance(t._value, jax.core.Tracer) for t in tensors)
     if _grad_fn_state.depth and not recs:
         # Inside another custom gradient's grad_fn, which a derivative program is tracing.

@@ -100,6 +100,8 @@ def apply(op: Op, args: tuple, static: tuple = ()):
                 out = lazy.record_after(op, static, args)
                 if out is not None:
                     return out
+            # Every pending input at once: one program, not one per input.
+            Pending.compute([v for v in values if type(v) is Pending])
             values = [a._value if type(a) is Tensor else a for a in args]
             break
     compiled = op._compiled.get(static) or op.compiled(static)
