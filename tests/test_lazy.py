@@ -435,9 +435,9 @@ def test_a_source_that_is_the_first_leaf_has_a_plan():
         np.testing.assert_allclose(r.numpy(), ref, rtol=1e-5, atol=1e-6)
 
 
-def test_a_gradient_taken_while_recording_computes_its_pending_inputs_at_once(monkeypatch):
-    # Inside a persistent tape's context the derivative runs now, as an op the tape
-    # records; the forward values it reads are pending, and one program computes them.
+@pytest.fixture
+def compute_runs(monkeypatch):
+    """How many pending values each ``Pending.compute`` call of the test was given."""
     runs = []
     compute = Pending.compute
 
@@ -445,40 +445,38 @@ def test_a_gradient_taken_while_recording_computes_its_pending_inputs_at_once(mo
         runs.append(len(pendings))
         return compute(pendings)
 
+    monkeypatch.setattr(Pending, "compute", spy)
+    return runs
+
+
+def test_a_gradient_taken_while_recording_computes_its_pending_inputs_at_once(compute_runs):
+    # Inside a persistent tape's context the derivative runs now, as an op the tape
+    # records; the forward values it reads are pending, and one program computes them.
     x = tf.constant([1.0, 2.0])
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = tf.reduce_sum(tf.exp(x) * tf.sin(x))
         assert _pending(y)
-        monkeypatch.setattr(Pending, "compute", spy)
         g = tape.gradient(y, x)
-    assert len(runs) == 1 and runs[0] > 1
+    assert len(compute_runs) == 1 and compute_runs[0] > 1
     want = np.exp([1.0, 2.0]) * (np.sin([1.0, 2.0]) + np.cos([1.0, 2.0]))
     np.testing.assert_allclose(g.numpy(), want, rtol=1e-6)
 
 
-def test_a_custom_gradient_computes_its_pending_inputs_in_one_program(monkeypatch):
+def test_a_custom_gradient_computes_its_pending_inputs_in_one_program(compute_runs):
     # A custom gradient runs now under a tape; both of its inputs are pending in the
     # tape's recording, and one program computes them.
     @tf.custom_gradient
     def product(u, v):
         return u * v, lambda dy: (dy * v, dy * u)
 
-    runs = []
-    compute = Pending.compute
-
-    def spy(pendings):
-        runs.append(len(pendings))
-        return compute(pendings)
-
     x = tf.constant([1.0, 2.0])
     with tf.GradientTape() as tape:
         tape.watch(x)
         a, b = tf.exp(x), tf.sin(x)
         assert _pending(a) and _pending(b)
-        monkeypatch.setattr(Pending, "compute", spy)
         y = product(a, b)
-    assert runs == [2]
+    assert compute_runs == [2]
     np.testing.assert_allclose(y.numpy(), np.exp([1.0, 2.0]) * np.sin([1.0, 2.0]), rtol=1e-6)
     want = np.exp([1.0, 2.0]) * (np.sin([1.0, 2.0]) + np.cos([1.0, 2.0]))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-6)
