@@ -183,17 +183,11 @@ class Trainer:
         ``train_on_batch`` with each batch as Tensors, eagerly (Keras metric objects
         update only eagerly); its returned dict of results is the batch's logs.
         """
-        x, y, sample_weight = data_adapter_utils.unpack_x_y_sample_weight(data)
-        step = self._compiled("_train_function", self._train_step)
-        loss, y_pred = step(x, y, sample_weight)
-        return self._update_metrics(loss, x, y, y_pred, sample_weight)
+        return self._step_logs("_train_function", self._train_step, data)
 
     def test_step(self, data):
         """One evaluation step (Keras's ``test_step``); overridable as ``train_step``."""
-        x, y, sample_weight = data_adapter_utils.unpack_x_y_sample_weight(data)
-        step = self._compiled("_test_function", self._test_step)
-        loss, y_pred = step(x, y, sample_weight)
-        return self._update_metrics(loss, x, y, y_pred, sample_weight)
+        return self._step_logs("_test_function", self._test_step, data)
 
     def predict_step(self, data):
         """The model's outputs on a batch (Keras's ``predict_step``)."""
@@ -238,7 +232,11 @@ class Trainer:
             setattr(self, name, fn)
         return fn
 
-    def _update_metrics(self, loss, x, y, y_pred, sample_weight) -> dict:
+    def _step_logs(self, name, step, data) -> dict:
+        """Runs the compiled ``step`` (cached as ``self.<name>``) on a batch, then updates
+        the loss tracker and the compiled metrics eagerly: the default steps' logs."""
+        x, y, sample_weight = data_adapter_utils.unpack_x_y_sample_weight(data)
+        loss, y_pred = self._compiled(name, step)(x, y, sample_weight)
         self._loss_tracker.update_state(_arrays(loss), sample_weight=_num_samples(x))
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
