@@ -78,25 +78,53 @@ def record(op, static, args, trace):
     It runs now when no input is recorded by ``trace``, when an input is not a concrete
     array, a pending value or a Python scalar (tracers, NumPy arrays), or when abstract
     evaluation fails (the eager call then raises the op's own error).
+
+    Every op recorded under a tape comes here: ``_input_avals``, ``_defer`` and
+    ``append_node`` are written out inline.
     """
-    avals = _input_avals(args, trace)
-    if avals is None:
-        return None
     live = trace.live  # the ids of the tape's watched and produced Tensors
+    recorded = False
+    avals = []
     for a in args:
-        if type(a) is Tensor and a._id in live:
-            break
-    else:
+        if type(a) is Tensor:
+            v = a._v
+            tv = type(v)
+            if tv is Pending:
+                if v.node.trace is not trace:
+                    v = a._v = v.value()  # computed, or pending in another recording
+                    tv = type(v)
+            if tv is not Pending and tv is not ArrayImpl:
+                return None
+            avals.append(v.aval)
+            if not recorded and a._id in live:
+                recorded = True
+        elif type(a) in _SCALARS:
+            avals.append(type(a))
+        else:
+            return None
+    if not recorded:
         return None
-    outs = _defer(trace, op, static, args, avals)
-    if outs is None:
-        return None
+    key = (op, static, *avals)
+    out_avals = _abstract.get(key)
+    if out_avals is None:
+        out_avals = _abstract_eval(op, static, args, avals)
+        if out_avals is None:
+            return None
+        _abstract[key] = out_avals
+    lazy_nodes = trace.lazy_nodes
+    node = LazyNode(op, static, args, len(lazy_nodes), trace)
+    trace.sig.append((op, static, _codes(trace, args, avals)))
+    lazy_nodes.append(node)
+    outs = _outputs(node, out_avals)
     nodes = trace.nodes
     idx = len(nodes)
     nodes.append((op, static, args, outs))
+    if len(outs) == 1:
+        live[outs[0]._id] = (idx, 0)
+        return outs if op.multiple_outputs else outs[0]
     for pos, o in enumerate(outs):
         live[o._id] = (idx, pos)
-    return outs if op.multiple_outputs else outs[0]
+    return outs
 
 
 def record_after(op, static, args):
@@ -159,7 +187,7 @@ def _input_avals(args, trace):
 def _defer(trace, op, static, args, avals):
     """Appends ``op`` to ``trace``'s deferred nodes: its output Tensors (pending), or None
     when abstract evaluation fails."""
-    key = (op, static, tuple(avals))
+    key = (op, static, *avals)
     out_avals = _abstract.get(key)
     if out_avals is None:
         out_avals = _abstract_eval(op, static, args, avals)

@@ -64,12 +64,12 @@ class Plan:
         gradient is itself pending)."""
         if self.out_avals is None:
             return None
-        cts = []
+        codes = self.const_codes
         if cotangents is not None:
             cts = [c for c, on in zip(cotangents, self.lowered.target_connected) if on]
             if any(type(c._v) is not ArrayImpl for c in cts):
                 return None
-        codes = self.const_codes + _codes(trace, cts, [c._v.aval for c in cts])
+            codes += _codes(trace, cts, [c._v.aval for c in cts])
         outs = append_node(trace, self.derivative, (), (), codes, self.out_avals)
         trace.after_outs.extend(outs)
         trace.open_after = True
@@ -102,10 +102,12 @@ def plan_key(trace, kind, spec, targets, sources, cotangents):
     lazy_nodes = trace.lazy_nodes
     if not lazy_nodes or len(lazy_nodes) != len(trace.nodes) or lazy_nodes[-1].results is not None:
         return None
-    places = [_where(trace, t) for t in targets]
-    places += [_where(trace, s) for s in sources]
-    if any(p is False for p in places):  # not ``False in places``: leaf 0 == False
-        return None
+    places = []
+    for x in (*targets, *sources):
+        p = _where(trace, x)
+        if p is False:  # not ``False in places``: leaf 0 == False
+            return None
+        places.append(p)
     cts = None if cotangents is None else tuple((c._v.shape, c._v.dtype) for c in cotangents)
     return (kind, spec, tuple(trace.sig), tuple(trace.leaf_avals), len(targets), tuple(places), cts)
 

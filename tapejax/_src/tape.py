@@ -17,6 +17,7 @@ import jax.numpy as jnp
 
 from . import lazy, nest, recorder
 from .conversion import convert_to_tensor
+from .lowering import DIFF_DTYPES
 from .tape_derivatives import (
     _batch_jacobian,
     _check_parallel_iterations,
@@ -39,6 +40,8 @@ class UnconnectedGradients(enum.Enum):
 
 
 def _unconnected_mode(value) -> UnconnectedGradients:
+    if type(value) is UnconnectedGradients:
+        return value
     try:
         return UnconnectedGradients(value)
     except ValueError:
@@ -226,6 +229,9 @@ class GradientTape:
 
     def watch(self, tensor):
         """Ensures that ``tensor`` (any nested structure of Tensors/Variables) is traced."""
+        if type(tensor) is Tensor and self._recording and tensor._v.dtype in DIFF_DTYPES:
+            self._tape.watch_tensor(tensor)  # the common case, with nothing to check
+            return
         leaves = nest.flatten(tensor)
         for leaf in leaves:
             _check_watchable(leaf)

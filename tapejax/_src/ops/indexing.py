@@ -62,8 +62,45 @@ def _slice_part(v):
     raise TypeError(_BAD_INDEX.format(v))
 
 
+def _simple_spec(key):
+    """The spec of a key made of ints, slices of ints and ``None``, ``tf.newaxis`` and at
+    most one ``...`` (what most code indexes with), as ``getitem``'s general path would
+    build it; None for any other key."""
+    if type(key) is not tuple:
+        key = (key,)
+    spec = []
+    ellipsis = False
+    for k in key:
+        tk = type(k)
+        if tk is slice:
+            a, b, c = k.start, k.stop, k.step
+            if (
+                (a is None or type(a) is int)
+                and (b is None or type(b) is int)
+                and (c is None or (type(c) is int and c != 0))
+            ):
+                spec.append(("s", a, b, c))
+            else:
+                return None
+        elif tk is int:
+            spec.append(("i", k))
+        elif k is None:
+            spec.append(("n",))
+        elif k is Ellipsis and not ellipsis:
+            ellipsis = True
+            spec.append(("e",))
+        else:
+            return None
+    return tuple(spec)
+
+
 def getitem(tensor, key):
     """``tensor[key]`` with TF's rules: out-of-range integer indices raise."""
+    if type(tensor) is Tensor:
+        spec = _simple_spec(key)
+        if spec is not None:
+            _check_spec(spec, tensor._v.shape)
+            return apply(_slice_op, (tensor,), (("spec", spec),))
     x = to_tensor(tensor)
     if _is_bool_mask(key):
         from .scatter_ops import boolean_mask
@@ -112,11 +149,14 @@ def getitem(tensor, key):
 
 
 def _check_spec(spec, shp):
-    if not shp and any(e[0] in "ist" for e in spec):
+    consumed = 0
+    for e in spec:
+        if e[0] in "ist":
+            consumed += 1
+    if not shp and consumed:
         raise InvalidArgumentError(
             None, None, "Attempting to slice scalar input. [Op:StridedSlice]"
         )
-    consumed = sum(1 for e in spec if e[0] in "ist")
     if consumed > len(shp):
         raise InvalidArgumentError(
             None,

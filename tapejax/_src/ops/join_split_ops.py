@@ -23,6 +23,15 @@ _stack_op = Op("Pack", lambda *xs, axis: jnp.stack(xs, axis=axis))
 
 
 def _same_dtype(values, op_name):
+    if type(values) in (list, tuple) and values:
+        # The common case first: Tensors of one dtype, nothing to convert or check.
+        dtype = getattr(values[0], "_v", None)
+        dtype = getattr(dtype, "dtype", None)
+        for v in values:
+            if type(v) is not Tensor or v._v.dtype != dtype:
+                break
+        else:
+            return values
     ts = [
         to_tensor(v) if (type(v) is Tensor or getattr(v, "_is_variable", False)) else v
         for v in values
@@ -59,7 +68,8 @@ def concat(values, axis, name="concat"):
                 None,
                 f"ConcatOp : Ranks of all input tensors should match: shape[0] = [{_dims(ts[0]._v.shape)}] vs. shape[{i}] = [{_dims(t._v.shape)}] [Op:ConcatV2]",
             )
-    (axis,) = axis_ints(axis)
+    if type(axis) is not int:
+        (axis,) = axis_ints(axis)
     if not -nd <= axis < nd:
         raise InvalidArgumentError(
             None,
@@ -67,9 +77,10 @@ def concat(values, axis, name="concat"):
             f"ConcatOp : Expected concatenating dimensions in the range [{-nd}, {nd}), but got {axis} [Op:ConcatV2]",
         )
     axis %= nd
+    a = ts[0]._v.shape
     for i, t in enumerate(ts):
-        a, b = ts[0]._v.shape, t._v.shape
-        if any(x != y for k, (x, y) in enumerate(zip(a, b)) if k != axis):
+        b = t._v.shape
+        if a[:axis] != b[:axis] or a[axis + 1 :] != b[axis + 1 :]:
             raise InvalidArgumentError(
                 None,
                 None,
