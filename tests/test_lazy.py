@@ -116,18 +116,23 @@ def test_a_training_loop_compiles_one_program(weights):
     assert losses[-1] < losses[0]
 
 
-def test_nested_tapes_run_eagerly_and_agree():
+def test_nested_tapes_defer_into_one_program(compute_runs):
     x = tf.constant(1.5)
     with tf.GradientTape() as outer:
         outer.watch(x)
         with tf.GradientTape() as inner:
             inner.watch(x)
             y = x * x * x
-        assert not _pending(y)  # two tapes record: nothing is deferred
+        assert _pending(y)  # recorded by both tapes, deferred on the outer one
         dy = inner.gradient(y, x)
+        assert _pending(dy)  # the inner derivative is a node of the outer recording
     d2y = outer.gradient(dy, x)
-    assert float(dy) == pytest.approx(3 * 1.5**2)
+    # The outer derivative's program computed the forward and the inner derivative too.
+    assert not _pending(y) and not _pending(dy)
     assert float(d2y) == pytest.approx(6 * 1.5)
+    assert float(dy) == pytest.approx(3 * 1.5**2)
+    assert float(y) == pytest.approx(1.5**3)
+    assert compute_runs == []
 
 
 def test_a_pending_value_feeds_a_later_tape():
@@ -449,18 +454,20 @@ def compute_runs(monkeypatch):
     return runs
 
 
-def test_a_gradient_taken_while_recording_computes_its_pending_inputs_at_once(compute_runs):
-    # Inside a persistent tape's context the derivative runs now, as an op the tape
-    # records; the forward values it reads are pending, and one program computes them.
+def test_a_gradient_taken_while_recording_is_deferred_with_its_inputs(compute_runs):
+    # Inside a persistent tape's context the derivative is an op the tape records: it is
+    # deferred with the forward values it reads, and one program computes them all.
     x = tf.constant([1.0, 2.0])
     with tf.GradientTape(persistent=True) as tape:
         tape.watch(x)
         y = tf.reduce_sum(tf.exp(x) * tf.sin(x))
         assert _pending(y)
         g = tape.gradient(y, x)
-    assert len(compute_runs) == 1 and compute_runs[0] > 1
+        assert _pending(g)
+    assert compute_runs == []
     want = np.exp([1.0, 2.0]) * (np.sin([1.0, 2.0]) + np.cos([1.0, 2.0]))
     np.testing.assert_allclose(g.numpy(), want, rtol=1e-6)
+    assert compute_runs == [1]
 
 
 def test_a_custom_gradient_computes_its_pending_inputs_in_one_program(compute_runs):

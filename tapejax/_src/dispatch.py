@@ -89,10 +89,16 @@ def apply(op: Op, args: tuple, static: tuple = ()):
     Under exactly one recording tape, an op it records is deferred (``lazy.record``).
     """
     recs = _state.recorders
-    if recs and len(recs) == 1 and type(recs[0]) is lazy.TRACE and not op.runs_user_code:
-        out = lazy.record(op, static, args, recs[0])
-        if out is not None:
-            return out
+    if recs and (not op.runs_user_code or getattr(op.fn, "derivative_program", False)):
+        if len(recs) == 1:
+            if type(recs[0]) is lazy.TRACE:
+                out = lazy.record(op, static, args, recs[0])
+                if out is not None:
+                    return out
+        elif all(type(r) is lazy.TRACE for r in recs):
+            out = lazy.record_nested(op, static, args, recs)
+            if out is not None:
+                return out
     values = [a._v if type(a) is Tensor else a for a in args]
     for v in values:
         if type(v) is Pending:  # deferred under a tape (lazy.py)

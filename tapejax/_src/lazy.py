@@ -53,6 +53,7 @@ except ImportError:  # pragma: no cover - a JAX without the private name: nothin
 __all__ = [
     "TRACE",
     "record",
+    "record_nested",
     "record_after",
     "append_node",
     "FnOp",
@@ -125,6 +126,35 @@ def record(op, static, args, trace):
     for pos, o in enumerate(outs):
         live[o._id] = (idx, pos)
     return outs
+
+
+def record_nested(op, static, args, traces):
+    """Records ``op`` on every tape of ``traces`` (outermost first, all recording) that
+    watches one of its inputs, deferred on the outermost of them; None when it must run
+    now (as ``record``).
+
+    So nested tapes defer too: the forward, an inner tape's derivative taken under the
+    outer one and what follows it become nodes of the outer recording, and the outer
+    derivative runs them all in one program. An inner tape records the same node in its
+    own record (its outputs pending in the outer recording): its derivative reads them
+    from there, as it would from any other recording.
+    """
+    recording = []
+    for t in traces:
+        live = t.live
+        for a in args:
+            if type(a) is Tensor and a._id in live:
+                recording.append(t)
+                break
+    if not recording:
+        return None
+    out = record(op, static, args, recording[0])
+    if out is None:
+        return None
+    outs = out if op.multiple_outputs else (out,)
+    for t in recording[1:]:
+        t.record(op, static, args, (*outs,))  # a tuple of its own (``_release`` counts them)
+    return out
 
 
 def record_after(op, static, args):
@@ -267,10 +297,18 @@ def _abstract_eval(op, static, args, avals):
         a if type(av) is type else jax.ShapeDtypeStruct(av.shape, av.dtype, weak_type=av.weak_type)
         for a, av in zip(args, avals)
     ]
+    if op.runs_user_code:  # a derivative program: its trace counters count programs
+        from .lowering import _trace_counts
+
+        saved = _trace_counts.copy()
     try:
         out = jax.eval_shape(op.pure(static), *specs)
     except Exception:  # the eager call raises the op's error, converted as usual
         return None
+    finally:
+        if op.runs_user_code:
+            _trace_counts.clear()
+            _trace_counts.update(saved)
     outs = out if op.multiple_outputs else (out,)
     if not isinstance(outs, tuple) or not all(isinstance(o, jax.ShapeDtypeStruct) for o in outs):
         return None

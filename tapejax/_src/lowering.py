@@ -79,7 +79,7 @@ def _is_var(x) -> bool:
 
 def _aval(x):
     if type(x) is Tensor:
-        v = x._value
+        v = x._v  # a pending value's shape and dtype are known: nothing is computed
         return (v.shape, v.dtype)
     return type(x)
 
