@@ -179,7 +179,7 @@ def test_recompute_grad_matches_plain_and_reruns_the_function():
 
 class TestRegistry:
     def teardown_method(self):
-        for name in ("Sin", "Exp"):
+        for name in ("Sin", "Exp", "Pow"):
             registry.unregister(name)
 
     def test_register_gradient_overrides_and_duplicates_raise(self):
@@ -192,6 +192,17 @@ class TestRegistry:
         assert float(dy) == 10.0
         with pytest.raises(KeyError, match="Registering two gradient with name 'Sin'!"):
             tf.RegisterGradient("Sin")(_sin_grad)
+
+    def test_a_registered_pow_gradient_sees_both_inputs_of_a_square(self):
+        # ``x ** 2`` is a square with a static exponent (``math_ops.pow``) unless a Pow
+        # gradient is registered: that function is given TF's two inputs.
+        @tf.RegisterGradient("Pow")
+        def _pow_grad(op, grad):
+            assert op.type == "Pow" and len(op.inputs) == 2
+            return grad * 7.0, None
+
+        _, dy = watched_grad(lambda x: x**2, 3.0)
+        assert float(dy) == 7.0
 
     def test_unknown_and_bad_names(self):
         with pytest.raises(LookupError, match="tapejax has no op named 'NoSuchOp'"):

@@ -666,6 +666,9 @@ EDGE_GRADIENTS = [
     ("truncatediv is None", lambda tf, x: tf.truncatediv(x, 2.0), [0.5, 3.5]),
     ("count_nonzero is None", lambda tf, x: tf.math.count_nonzero(x), [0.0, 3.5]),
     ("zero_fraction is None", lambda tf, x: tf.math.zero_fraction(x), [0.0, 3.5]),
+    ("x ** 2 at 0", lambda tf, x: x**2, [0.0, -1.5]),
+    ("pow(x, 2.0) at 0", lambda tf, x: tf.pow(x, 2.0), [0.0, 2.5]),
+    ("x ** 2.5", lambda tf, x: x**2.5, [0.5, 2.5]),
 ]
 
 
@@ -678,6 +681,29 @@ def test_edge_gradients_are_tfs(what, fn, x):
         return
     assert got is not None, f"{what}: tapejax gives None, TF gives {want}"
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6, err_msg=what)
+
+
+def test_a_square_has_a_static_exponent_and_tfs_second_derivative():
+    # ``x ** 2`` squares with one multiply (``math_ops.pow``); TF's second derivative.
+    from tapejax._src.ops import math_ops
+
+    x0 = np.array([0.0, -1.5, 2.0], np.float32)
+    got = []
+    for tf in (tapejax, tensorflow):
+        x = tf.constant(x0)
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(x**2 + tf.pow(x, 2))
+                if tf is tapejax:
+                    ops = [entry[0] for entry in inner._tape.nodes]
+                    assert ops.count(math_ops._square_op) == 2
+            dy = inner.gradient(y, x)
+        got.append((y.numpy(), dy.numpy(), outer.gradient(dy, x).numpy()))
+    for a, b in zip(*got):
+        np.testing.assert_array_equal(a, b)
+    assert (tapejax.constant(3) ** 2).dtype == tapejax.int32  # integers: TF's Pow
 
 
 # Complex inputs: several of TF's rules here do not conjugate (Xlogy, MulNoNan, Cumprod,

@@ -297,18 +297,10 @@ def _abstract_eval(op, static, args, avals):
         a if type(av) is type else jax.ShapeDtypeStruct(av.shape, av.dtype, weak_type=av.weak_type)
         for a, av in zip(args, avals)
     ]
-    if op.runs_user_code:  # a derivative program: its trace counters count programs
-        from .lowering import _trace_counts
-
-        saved = _trace_counts.copy()
     try:
         out = jax.eval_shape(op.pure(static), *specs)
     except Exception:  # the eager call raises the op's error, converted as usual
         return None
-    finally:
-        if op.runs_user_code:
-            _trace_counts.clear()
-            _trace_counts.update(saved)
     outs = out if op.multiple_outputs else (out,)
     if not isinstance(outs, tuple) or not all(isinstance(o, jax.ShapeDtypeStruct) for o in outs):
         return None

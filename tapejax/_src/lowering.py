@@ -639,4 +639,8 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
 
     program.missing = ()
     program.derivative_program = True
-    return Op(kind.title().replace("_", ""), program, multiple_outputs=True, runs_user_code=True)
+    op = Op(kind.title().replace("_", ""), program, multiple_outputs=True, runs_user_code=True)
+    # Deferred under a tape (``lazy``), the program is a node that the recording's programs
+    # replay: jitted, they all reuse its one trace.
+    op._pure[()] = jax.jit(program)
+    return op
