@@ -93,6 +93,68 @@ def test_nested_gradients_trace_once_per_structure():
     assert counts == [2, 2, 2]
 
 
+@pytest.fixture
+def lower_calls(monkeypatch):
+    """How many times ``lowering.lower`` walked a trace during the test."""
+    from tapejax._src import plans
+
+    calls = []
+    lower = plans.lower
+
+    def spy(*args):
+        calls.append(args[3])
+        return lower(*args)
+
+    monkeypatch.setattr(plans, "lower", spy)
+    monkeypatch.setattr(lowering, "lower", spy)
+    return calls
+
+
+def test_an_inner_tapes_lowering_is_found_by_structure(lower_calls):
+    # Under nested tapes the inner tape's derivative has no plan (its ops are deferred on
+    # the outer tape); its lowering is found by the trace's structure from step 2 on.
+    w = tf.Variable(np.array([[0.5, -1.0], [2.0, 0.25]], np.float32))
+    v = tf.constant(np.ones((2, 2), np.float32))
+    results = []
+    for step in range(3):
+        x = tf.constant(np.array([[1.0, 2.0]], np.float32) * (step + 1))
+        with tf.GradientTape() as outer:
+            with tf.GradientTape() as inner:
+                y = tf.reduce_sum(tf.tanh(tf.matmul(x, w)) ** 2)
+            g = inner.gradient(y, w)
+            gv = tf.reduce_sum(g * v)
+        results.append(outer.gradient(gv, w).numpy())
+    # Step 1 lowers the inner and the outer derivative; later steps find the inner one by
+    # structure and the outer one by its plan.
+    assert lower_calls == ["gradient", "gradient"]
+
+    def hvp(x0):
+        import jax
+        import jax.numpy as jnp
+
+        def loss(w_):
+            return jnp.sum(jnp.tanh(x0 @ w_) ** 2)
+
+        return jax.jvp(jax.grad(loss), (w.numpy(),), (v.numpy(),))[1]
+
+    for step, r in enumerate(results):
+        want = hvp(np.array([[1.0, 2.0]], np.float32) * (step + 1))
+        np.testing.assert_allclose(r, want, rtol=1e-5, atol=1e-6)
+
+
+def test_a_structure_key_tells_a_source_that_is_also_the_target(lower_calls):
+    # Same ops and shapes, but the target is the source in one call and not in the other:
+    # two lowerings, each right.
+    a = tf.Variable(np.float32(2.0))
+    b = tf.Variable(np.float32(3.0))
+    with tf.GradientTape(persistent=True) as tape:
+        y = a * 1.0
+    assert float(tape.gradient(y, a)) == 1.0
+    assert tape.gradient(b, a) is None
+    assert float(tape.gradient(a, a)) == 1.0
+    assert len(lower_calls) == 3
+
+
 def test_jacobians_never_retrace():
     lowering.clear_cache()
     before_j, before_b = traces("jacobian"), traces("batch_jacobian")

@@ -86,7 +86,9 @@ class Op:
 def apply(op: Op, args: tuple, static: tuple = ()):
     """Runs ``op`` on ``args`` (Tensors or Python scalars) and offers it to the recorders.
 
-    Under exactly one recording tape, an op it records is deferred (``lazy.record``).
+    Under recording tapes, an op they record is deferred (``lazy.record``, or
+    ``lazy.record_nested`` under several): derivative programs too, but no other op
+    that runs user code.
     """
     recs = _state.recorders
     if recs and (not op.runs_user_code or getattr(op.fn, "derivative_program", False)):
@@ -95,7 +97,7 @@ def apply(op: Op, args: tuple, static: tuple = ()):
                 out = lazy.record(op, static, args, recs[0])
                 if out is not None:
                     return out
-        elif all(type(r) is lazy.TRACE for r in recs):
+        else:
             out = lazy.record_nested(op, static, args, recs)
             if out is not None:
                 return out

@@ -1,6 +1,6 @@
-"""Lazy recording: under one tape, a recorded op runs later, fused with the gradient.
+"""Lazy recording: under a tape, a recorded op runs later, fused with the gradient.
 
-While exactly one ``GradientTape`` records (the common training step), an op with a
+While ``GradientTape``s record (one in the common training step), an op with a
 recorded input does not run: its output shapes and dtypes come from abstract evaluation
 (cached per op, static arguments and input avals, so shape and dtype errors still appear
 at the line that caused them: when abstract evaluation fails, the op runs eagerly and
@@ -13,6 +13,12 @@ Any other use of a pending value (``numpy()``, ``print``, ``bool``, a JAX functi
 that is not recorded lazily) runs what it depends on first (``compute``): one jitted
 program, cached by structure like every lowering. Nothing observable changes but when
 the work happens.
+
+Under nested tapes an op is deferred on the outermost tape that records it, and the
+inner tapes record the same pending outputs (``record_nested``); a derivative taken while
+a tape records is deferred on that tape's recording too (it is an op the tape records,
+``dispatch.apply``). A Hessian-vector product through two tapes is then one program,
+run by the outer derivative.
 
 A non-persistent tape whose structure has a plan (``plans.py``) defers its derivative
 too (``Plan.defer``): the derivative becomes one more node of the recording, which then
@@ -28,8 +34,9 @@ Invariants:
   * programs are cached by structure (ops, static arguments, wiring, avals), never
     values: a training loop compiles its first step's program and then the whole
     step's, once each, and traces its derivative once;
-  * ops that run user code (custom gradients, derivative programs) and ops seeing
-    tracers are never deferred (a planned derivative is deferred as a whole);
+  * ops that run user code (custom gradients, ``tapejax.function`` calls) and ops
+    seeing tracers are never deferred; derivative programs are (their Python runs at
+    trace time anyway), as a whole;
   * a recording's program reads only its own nodes and concrete leaves: a value pending
     in another recording is computed before it is recorded.
 """
@@ -129,7 +136,7 @@ def record(op, static, args, trace):
 
 
 def record_nested(op, static, args, traces):
-    """Records ``op`` on every tape of ``traces`` (outermost first, all recording) that
+    """Records ``op`` on every tape of ``traces`` (the recorders, outermost first) that
     watches one of its inputs, deferred on the outermost of them; None when it must run
     now (as ``record``).
 
@@ -141,6 +148,8 @@ def record_nested(op, static, args, traces):
     """
     recording = []
     for t in traces:
+        if type(t) is not TRACE:  # a ForwardAccumulator: everything runs now
+            return None
         live = t.live
         for a in args:
             if type(a) is Tensor and a._id in live:

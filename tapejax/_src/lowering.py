@@ -290,7 +290,10 @@ def _dependencies(op, static, args) -> list:
         ]
         saved = _trace_counts.copy()
         try:
-            jaxpr = jax.make_jaxpr(op.pure(static))(*specs).jaxpr
+            # A derivative program's own function, not its jitted replay (``_build``): the
+            # walk below does not look inside a nested jit.
+            fn = op.fn if getattr(op.fn, "derivative_program", False) else op.pure(static)
+            jaxpr = jax.make_jaxpr(fn)(*specs).jaxpr
         finally:
             _trace_counts.clear()
             _trace_counts.update(saved)
@@ -640,7 +643,11 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
     program.missing = ()
     program.derivative_program = True
     op = Op(kind.title().replace("_", ""), program, multiple_outputs=True, runs_user_code=True)
-    # Deferred under a tape (``lazy``), the program is a node that the recording's programs
-    # replay: jitted, they all reuse its one trace.
-    op._pure[()] = jax.jit(program)
+    if not registry._registry and not any(node[0].runs_user_code for node in prog):
+        # Deferred under a tape (``lazy``), the program is a node that the recording's
+        # programs replay: jitted, they all reuse its one trace. Not when it runs user
+        # code (a custom gradient's function, a registered gradient, a derivative taken
+        # inside one): that code sees the tapes recording when it is traced, so one trace
+        # cannot serve all uses.
+        op._pure[()] = jax.jit(program)
     return op

@@ -25,10 +25,10 @@ from .lazy import (
     _store,
     append_node,
 )
-from .lowering import Lowered
+from .lowering import Lowered, lower
 from .tensor import Pending, Tensor
 
-__all__ = ["Plan", "plan_key", "make_plan", "clear"]
+__all__ = ["Plan", "plan_key", "make_plan", "lower_cached", "clear"]
 
 _plans: collections.OrderedDict = collections.OrderedDict()
 
@@ -137,5 +137,81 @@ def make_plan(key, trace, lowered):
     return plan
 
 
+# -- lowerings found by structure ------------------------------------------------------------
+#
+# A trace without a plan (its ops ran at the call, or are deferred on another tape's
+# recording: an inner tape under nested tapes, a persistent tape) is lowered on every
+# derivative call. ``lower_cached`` finds the lowering by a key of the trace's structure
+# instead: per recorded node its op, static arguments and inputs (an earlier node's output,
+# a numbered leaf with its source, watch and aval, or a Python value's type), then the
+# targets', sources' and cotangents' places. That determines everything ``lower`` finds;
+# the program's arguments are then read from the trace by the lowering's ``origins``.
+
+_lowerings: collections.OrderedDict = collections.OrderedDict()
+
+
+def _structure(trace, kind, spec, targets, sources, cotangents) -> tuple:
+    live = trace.live
+    src: dict = {}
+    for si, x in enumerate(sources):
+        src.setdefault(x._id, si)
+        if getattr(x, "_is_variable", False):
+            for r in trace.var_reads.get(x._id, ()):
+                src.setdefault(r._id, si)
+    leaf: dict = {}
+
+    def code(a):
+        p = live.get(a._id)
+        if p is not None:  # an output of a recorded node: (node, position)
+            return p
+        k = leaf.get(a._id)
+        if k is None:
+            v = a._v
+            k = leaf[a._id] = (len(leaf), src.get(a._id, -1), a._id in live, v.shape, v.dtype)
+        return k
+
+    parts = []
+    for op, static, args, _ in trace.nodes:
+        parts.append((op, static, tuple([code(a) if type(a) is Tensor else type(a) for a in args])))
+    # Targets and sources are Tensors or Variables (``_id`` and ``_v`` both).
+    places = [code(x) for x in targets]
+    for x in sources:
+        if type(x) is Tensor:
+            places.append(code(x))
+        else:
+            reads = tuple([code(r) for r in trace.var_reads.get(x._id, ())])
+            places.append(("v", code(x), reads))
+    cts = None
+    if cotangents is not None:
+        cts = tuple((c._v.shape, c._v.dtype) if type(c) is Tensor else type(c) for c in cotangents)
+    return (kind, spec, tuple(parts), tuple(places), len(targets), cts)
+
+
+def lower_cached(trace, targets, sources, kind, spec, cotangents):
+    """``lowering.lower(trace, ...)``, found by the trace's structure when it was seen."""
+    key = _structure(trace, kind, spec, targets, sources, cotangents)
+    entry = _lowerings.get(key)
+    if entry is None:
+        lowered = lower(trace, targets, sources, kind, spec, cotangents)
+        _lowerings[key] = entry = (
+            None
+            if lowered is None
+            else Lowered(
+                lowered.op, None, lowered.connected, lowered.target_connected, lowered.origins
+            )
+        )
+        if len(_lowerings) > _CACHE_SIZE:
+            _lowerings.popitem(last=False)
+        return lowered
+    if entry is None:
+        return None
+    nodes = trace.nodes
+    args = [nodes[i][2][j] for i, j in entry.origins]
+    if cotangents is not None:
+        args += [c for c, on in zip(cotangents, entry.target_connected) if on]
+    return Lowered(entry.op, args, entry.connected, entry.target_connected, entry.origins)
+
+
 def clear() -> None:
     _plans.clear()
+    _lowerings.clear()

@@ -111,8 +111,10 @@ def _derive(trace, targets, sources, kind, spec, cotangents=None):
         key = plans.plan_key(trace, kind, spec, targets, sources, cotangents)
     plan = None if key is None else plans._plans.get(key)
     if plan is None:
-        lowered = lowering.lower(trace, targets, sources, kind, spec, cotangents)
-        if key is not None:
+        if key is None:
+            lowered = plans.lower_cached(trace, targets, sources, kind, spec, cotangents)
+        else:
+            lowered = lowering.lower(trace, targets, sources, kind, spec, cotangents)
             plan = plans.make_plan(key, trace, lowered)
         if plan is None:
             return (None, None) if lowered is None else (lowered, _run(lowered, trace))
