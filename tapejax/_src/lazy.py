@@ -112,13 +112,9 @@ def record(op, static, args, trace):
             return None
     if not recorded:
         return None
-    key = (op, static, *avals)
-    out_avals = _abstract.get(key)
+    out_avals = _out_avals(op, static, args, avals)
     if out_avals is None:
-        out_avals = _abstract_eval(op, static, args, avals)
-        if out_avals is None:
-            return None
-        _abstract[key] = out_avals
+        return None
     lazy_nodes = trace.lazy_nodes
     node = LazyNode(op, static, args, len(lazy_nodes), trace)
     trace.sig.append((op, static, _codes(trace, args, avals)))
@@ -226,14 +222,22 @@ def _input_avals(args, trace):
 def _defer(trace, op, static, args, avals):
     """Appends ``op`` to ``trace``'s deferred nodes: its output Tensors (pending), or None
     when abstract evaluation fails."""
+    out_avals = _out_avals(op, static, args, avals)
+    if out_avals is None:
+        return None
+    return append_node(trace, op, static, args, _codes(trace, args, avals), out_avals)
+
+
+def _out_avals(op, static, args, avals):
+    """``op``'s output avals for inputs of ``avals`` (cached), or None when abstract
+    evaluation fails."""
     key = (op, static, *avals)
     out_avals = _abstract.get(key)
     if out_avals is None:
         out_avals = _abstract_eval(op, static, args, avals)
-        if out_avals is None:
-            return None
-        _abstract[key] = out_avals
-    return append_node(trace, op, static, args, _codes(trace, args, avals), out_avals)
+        if out_avals is not None:
+            _abstract[key] = out_avals
+    return out_avals
 
 
 def append_node(trace, op, static, args, codes, out_avals) -> tuple:
