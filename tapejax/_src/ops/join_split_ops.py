@@ -23,10 +23,9 @@ _stack_op = Op("Pack", lambda *xs, axis: jnp.stack(xs, axis=axis))
 
 
 def _same_dtype(values, op_name):
-    if type(values) in (list, tuple) and values:
+    if type(values) in (list, tuple) and values and type(values[0]) is Tensor:
         # The common case first: Tensors of one dtype, nothing to convert or check.
-        dtype = getattr(values[0], "_v", None)
-        dtype = getattr(dtype, "dtype", None)
+        dtype = values[0]._v.dtype
         for v in values:
             if type(v) is not Tensor or v._v.dtype != dtype:
                 break

@@ -266,7 +266,7 @@ _pow = _binary("Pow", _pow_fn, check=_check_int_power)
 # static, so XLA squares with one multiply where a runtime exponent costs an exp and a
 # log per element, in the forward and again in the derivative. TF's Pow gradient gives
 # the same numbers: ``2 * x ** 1 * dy``.
-_square_op = Op("Pow", lambda x, *, y: jnp.square(x))
+_square_op = Op("Pow", jnp.square)
 _REAL_FLOATS = frozenset(
     [np.dtype("float16"), np.dtype("float32"), np.dtype("float64"), jnp.dtype(jnp.bfloat16)]
 )
@@ -281,7 +281,7 @@ def pow(x, y, name=None):  # noqa: A001 - TF's name
         and x._v.dtype in _REAL_FLOATS
         and "Pow" not in registry._registry  # a registered Pow gradient sees both inputs
     ):
-        return apply(_square_op, (x,), (("y", 2),))
+        return apply(_square_op, (x,))
     return _pow(x, y)
 
 
