@@ -87,6 +87,7 @@ from tapejax._src.ops.reduction_ops import (
 )
 from tapejax._src.ops.segment_ops import (
     bincount,
+    confusion_matrix,
     segment_max,
     segment_mean,
     segment_min,
@@ -167,6 +168,7 @@ __all__ = [
     "bessel_i1e",
     "betainc",
     "bincount",
+    "confusion_matrix",
     "ceil",
     "conj",
     "cos",

@@ -706,6 +706,57 @@ def test_a_square_has_a_static_exponent_and_tfs_second_derivative():
     assert (tapejax.constant(3) ** 2).dtype == tapejax.int32  # integers: TF's Pow
 
 
+CONFUSION_CASES = [
+    (([1, 2, 4], [2, 2, 4]), {}),
+    (([1, 2, 4], [2, 2, 4]), {"num_classes": 6, "weights": [0.5, 1.0, 2.0], "dtype": "float32"}),
+    (([[1], [2]], [2, 2]), {}),
+    (([1.5, 2.0], [0, 1]), {}),
+    (([1, -2], [0, 1]), {}),
+    (([1, 2], [0, -1]), {}),
+    (([1, 2], [0, 1]), {"num_classes": 2}),
+    (([1, 2], [0, 1, 1]), {}),
+    (([1, 2], [0, 1]), {"weights": [1.0, 2.0, 3.0]}),
+]
+
+
+@pytest.mark.parametrize("args, kwargs", CONFUSION_CASES)
+def test_confusion_matrix_is_tfs(args, kwargs):
+    def run(tf):
+        kw = dict(kwargs)
+        if "dtype" in kw:
+            kw["dtype"] = getattr(tf, kw["dtype"])
+        try:
+            return tf.math.confusion_matrix(*args, **kw).numpy()
+        except Exception as e:  # noqa: BLE001 - compared by type and first line
+            return type(e).__name__, str(e).split("\n")[0]
+
+    want, got = run(tensorflow), run(tapejax)
+    if isinstance(want, tuple):
+        assert got[0] == want[0]
+        assert got[1].split(" [Op:")[0] in want[1]  # TF's text after its node-def prefix
+    else:
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_confusion_matrix_weights_get_tfs_gradient_and_traces_with_num_classes():
+    x = tapejax.constant([0.5, 1.0, 2.0])
+    with tapejax.GradientTape() as tape:
+        tape.watch(x)
+        m = tapejax.math.confusion_matrix([0, 1, 1], [1, 1, 0], weights=x, dtype=tapejax.float32)
+        y = tapejax.reduce_sum(m * tapejax.constant([[1.0, 2.0], [3.0, 4.0]]))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 4.0, 3.0])
+
+    f = tapejax.function(lambda a, b: tapejax.math.confusion_matrix(a, b, num_classes=3))
+    for _ in range(2):  # the first call runs eagerly, the second traced
+        out = f(tapejax.constant([0, 2]), tapejax.constant([1, 2]))
+    np.testing.assert_array_equal(out.numpy(), [[0, 1, 0], [0, 0, 0], [0, 0, 1]])
+    g = tapejax.function(lambda a, b: tapejax.math.confusion_matrix(a, b))
+    g(tapejax.constant([0, 2]), tapejax.constant([1, 2]))
+    with pytest.raises(NotImplementedError, match="needs concrete values"):
+        g(tapejax.constant([0, 1]), tapejax.constant([1, 2]))
+
+
 # Complex inputs: several of TF's rules here do not conjugate (Xlogy, MulNoNan, Cumprod,
 # SegmentProd...), unlike its usual convention; tapejax gives TF's numbers either way.
 Z1 = np.array([0.3 + 0.4j, -0.5 + 0.2j, 0.7 - 0.1j], np.complex64)

@@ -22,6 +22,7 @@ from ..conversion import canonical_np_dtype
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor, wrap
+from ..tensor_shape import TensorShape
 from ._helpers import TF_ALLOWED, require, tf_type_name, to_tensor
 from .math_ops import NUMERIC, cast, sqrt, truediv
 
@@ -402,8 +403,85 @@ def bincount(
     return apply(_bincount_op, args, static)
 
 
+# -- confusion_matrix -----------------------------------------------------------------------
+
+
+def _confusion_fn(labels, predictions, *weights, n, dtype):
+    values = weights[0].astype(dtype) if weights else jnp.ones(labels.shape, dtype)
+    return jnp.zeros((n, n), dtype).at[labels, predictions].add(values)
+
+
+_confusion_op = Op("ScatterNd", _confusion_fn)
+
+
+def _squeezed(labels, predictions):
+    """TF's ``remove_squeezable_dimensions``: a trailing size-1 dimension on the side of
+    higher rank (by one) is dropped."""
+    ls, ps = labels._v.shape, predictions._v.shape
+    if len(ps) == len(ls) + 1 and ps[-1] == 1:
+        predictions = wrap(predictions._value.reshape(ps[:-1]))
+    elif len(ls) == len(ps) + 1 and ls[-1] == 1:
+        labels = wrap(labels._value.reshape(ls[:-1]))
+    return labels, predictions
+
+
+def confusion_matrix(
+    labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, name=None
+):
+    """Counts of (label, prediction) pairs, shape ``[n, n]`` (``tf.math.confusion_matrix``).
+
+    Rows are labels and columns predictions; ``n`` is ``num_classes`` or the largest
+    value seen plus one; ``weights`` are summed instead of ones (and get gradients, as
+    in TF). Labels and predictions are cast to integers and checked eagerly: a negative
+    or out-of-range value is TF's InvalidArgumentError. Inside a trace ``num_classes``
+    is needed and the values are not checked (XLA drops out-of-range pairs).
+    """
+    labels, predictions = _squeezed(to_tensor(labels), to_tensor(predictions))
+    if labels._v.shape != predictions._v.shape or len(labels._v.shape) != 1:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Shapes of all inputs must match: values[0].shape = {_shape_text(labels._v.shape)}"
+            f" != values[1].shape = {_shape_text(predictions._v.shape)} [Op:Pack]",
+        )
+    pairs = [
+        cast(t, dtypes.int32) if t._v.dtype.kind not in "iu" else t for t in (labels, predictions)
+    ]
+    traced = any(isinstance(t._value, jax.core.Tracer) for t in pairs)
+    if num_classes is None:
+        values = [_concrete(t, "tapejax.math.confusion_matrix without num_classes") for t in pairs]
+        n = max((int(v.max()) for v in values if v.size), default=-1) + 1
+    else:
+        values = None if traced else [np.asarray(t._value) for t in pairs]
+        n = int(num_classes)
+    for what, v in zip(("labels", "predictions"), values or ()):
+        if v.size and v.min() < 0:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"`{what}` contains negative values.\nCondition x >= 0 did not hold element-wise:",
+            )
+    for what, v in zip(("labels", "predictions"), values or ()):
+        if v.size and v.max() >= n:
+            raise InvalidArgumentError(
+                None, None, f"`{what}` out of bound\nCondition x < y did not hold."
+            )
+    args = tuple(pairs)
+    if weights is not None:
+        w = to_tensor(weights)
+        if w._v.shape != predictions._v.shape:
+            raise ValueError(
+                f"Shapes {TensorShape(predictions._v.shape)} and {TensorShape(w._v.shape)} are "
+                "incompatible"
+            )
+        args += (w,)
+    out = canonical_np_dtype(dtypes.as_dtype(dtype)._np)
+    return apply(_confusion_op, args, (("n", n), ("dtype", out)))
+
+
 __all__ = [
     "bincount",
+    "confusion_matrix",
     "segment_max",
     "segment_mean",
     "segment_min",
