@@ -449,6 +449,17 @@ CASES = [
         "math.unsorted_segment_sum",
         lambda dt: (np.array([1.0, 2.0, 3.0], dt), np.array([0, 1, 1], np.int16), 2),
     ),
+    # -- confusion_matrix (errors, weights and traces: test_confusion_matrix_* below)
+    fixed(
+        "math.confusion_matrix",
+        lambda dt: (np.array([1, 2, 4], np.int32), np.array([2, 2, 4], np.int32)),
+        dtypes=I,
+    ),
+    fixed(
+        "math.confusion_matrix",
+        lambda dt: (np.array([1, 0], np.int32), np.array([1, 1], np.int32)),
+        {"num_classes": 3, "dtype": "float32"},
+    ),
     # -- bincount
     fixed("math.bincount", lambda dt: (np.array([1, 1, 3, 0, 5, 3], np.int32),), dtypes=I),
     fixed(
