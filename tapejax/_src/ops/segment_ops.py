@@ -447,21 +447,24 @@ def confusion_matrix(
     pairs = [
         cast(t, dtypes.int32) if t._v.dtype.kind not in "iu" else t for t in (labels, predictions)
     ]
-    traced = any(isinstance(t._value, jax.core.Tracer) for t in pairs)
     if num_classes is None:
         values = [_concrete(t, "tapejax.math.confusion_matrix without num_classes") for t in pairs]
         n = max((int(v.max()) for v in values if v.size), default=-1) + 1
     else:
-        values = None if traced else [np.asarray(t._value) for t in pairs]
         n = int(num_classes)
-    for what, v in zip(("labels", "predictions"), values or ()):
+        values = [t._value for t in pairs]
+        # Traced values are not checked (XLA drops out-of-range pairs).
+        values = [] if any(isinstance(v, jax.core.Tracer) for v in values) else values
+        values = [np.asarray(v) for v in values]
+    named = list(zip(("labels", "predictions"), values))
+    for what, v in named:  # TF checks both for negatives first, then both for bounds
         if v.size and v.min() < 0:
             raise InvalidArgumentError(
                 None,
                 None,
                 f"`{what}` contains negative values.\nCondition x >= 0 did not hold element-wise:",
             )
-    for what, v in zip(("labels", "predictions"), values or ()):
+    for what, v in named:
         if v.size and v.max() >= n:
             raise InvalidArgumentError(
                 None, None, f"`{what}` out of bound\nCondition x < y did not hold."
