@@ -409,4 +409,101 @@ def case_guide_train_step_on_train_on_batch_raises(tf):
     model.train_on_batch(_X[:8], _X[:8, :1])
 
 
+def _two_outputs(tf, as_dict=False):
+    """A functional model with a regression head ``reg`` and a 3-class head ``cls``."""
+    L = tf.keras.layers
+    inputs = tf.keras.Input((4,))
+    hidden = L.Dense(8, activation="relu", name="hid")(inputs)
+    reg = L.Dense(2, name="reg")(hidden)
+    cls = L.Dense(3, name="cls")(hidden)
+    model = tf.keras.Model(inputs, {"reg": reg, "cls": cls} if as_dict else [reg, cls])
+    _init(model)
+    return model
+
+
+_REG = _X[:, :2] * 0.5 - _X[:, 2:]
+
+
+def _fit_two_outputs(model, y, validation_y):
+    history = model.fit(
+        _X[:32],
+        y,
+        batch_size=8,
+        epochs=2,
+        shuffle=False,
+        verbose=0,
+        validation_data=(_X[32:], validation_y),
+    )
+    return {
+        "history": {k: history.history[k] for k in sorted(history.history)},
+        "metrics_names": model.metrics_names,
+        "weights": model.get_weights(),
+    }
+
+
+@keras_case(**TOL)
+def case_two_outputs_list_of_losses_and_weights(tf):
+    """One loss per output, weighted: the logs hold each output's unweighted loss."""
+    model = _two_outputs(tf)
+    model.compile(
+        optimizer=tf.keras.optimizers.SGD(0.05),
+        loss=["mse", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)],
+        loss_weights=[1.0, 0.5],
+        metrics=[["mae"], ["accuracy"]],
+    )
+    out = _fit_two_outputs(model, [_REG[:32], _Y[:32]], [_REG[32:], _Y[32:]])
+    out["evaluate"] = model.evaluate(_X, [_REG, _Y], batch_size=16, verbose=0)
+    return out
+
+
+@keras_case(**TOL)
+def case_two_outputs_dict_of_losses_by_output_name(tf):
+    """A dict of losses and weights keyed by the output layers' names, labels as a dict."""
+    model = _two_outputs(tf)
+    model.compile(
+        optimizer=tf.keras.optimizers.Adam(0.01),
+        loss={"cls": tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), "reg": "mse"},
+        loss_weights={"reg": 2.0, "cls": 1.0},
+    )
+    out = _fit_two_outputs(
+        model, {"reg": _REG[:32], "cls": _Y[:32]}, {"reg": _REG[32:], "cls": _Y[32:]}
+    )
+    out["evaluate"] = model.evaluate(
+        _X, {"reg": _REG, "cls": _Y}, batch_size=16, verbose=0, return_dict=True
+    )
+    out["train_on_batch"] = model.train_on_batch(_X[:8], [_REG[:8], _Y[:8]])
+    return out
+
+
+@keras_case(**TOL)
+def case_dict_outputs_dict_of_losses(tf):
+    """A model returning a dict, losses keyed as its outputs, one loss left out (None)."""
+    model = _two_outputs(tf, as_dict=True)
+    model.compile(
+        optimizer=tf.keras.optimizers.SGD(0.1),
+        loss={"reg": "mse", "cls": None},
+    )
+    out = _fit_two_outputs(
+        model, {"reg": _REG[:32], "cls": _Y[:32]}, {"reg": _REG[32:], "cls": _Y[32:]}
+    )
+    out["evaluate"] = model.evaluate(_X, {"reg": _REG, "cls": _Y}, verbose=0, return_dict=True)
+    return out
+
+
+@keras_case(**TOL)
+def case_one_loss_for_two_outputs(tf):
+    """One loss for a two-output model applies to each output, with a metric for each."""
+    model = _two_outputs(tf)
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.05), loss="mse")
+    three = np.eye(3, dtype=np.float32)[_Y]
+    return _fit_two_outputs(model, [_REG[:32], three[:32]], [_REG[32:], three[32:]])
+
+
+@keras_case(error=True)
+def case_dict_of_losses_with_unknown_output_name_raises(tf):
+    model = _two_outputs(tf)
+    model.compile(optimizer="sgd", loss={"reg": "mse", "other": "mse"})
+    model.fit(_X[:8], [_REG[:8], _Y[:8]], verbose=0)
+
+
 test_matches_tensorflow = harness.compat_test(globals())

@@ -464,6 +464,70 @@ def test_a_keras_style_train_step_override_trains_as_the_default_does():
     assert custom._train_function is None  # the default compiled step never ran
 
 
+def _two_heads():
+    inputs = keras.Input((3,))
+    hidden = keras.layers.Dense(4, activation="relu", name="hid")(inputs)
+    return keras.Model(
+        inputs,
+        [keras.layers.Dense(2, name="reg")(hidden), keras.layers.Dense(2, name="aux")(hidden)],
+    )
+
+
+class _AbsError(keras.losses.Loss):
+    def call(self, y_true, y_pred):
+        return tf.reduce_mean(tf.abs(y_true - y_pred), axis=-1)
+
+
+def test_a_dict_of_losses_runs_tapejax_losses_as_themselves_and_logs_each_output():
+    """A tapejax Loss in a dict is called as itself (Keras would wrap it as a function);
+    the step's loss is the weighted sum, and each output's loss has its own metric."""
+    model = _two_heads()
+    x = RNG.standard_normal((8, 3)).astype(np.float32)
+    ys = [RNG.standard_normal((8, 2)).astype(np.float32) for _ in range(2)]
+    absolute = _AbsError()
+    model.compile(
+        optimizer=keras.optimizers.SGD(0.0),
+        loss={"aux": absolute, "reg": "mse"},
+        loss_weights={"reg": 1.0, "aux": 3.0},
+    )
+    logs = model.evaluate(x, ys, batch_size=8, verbose=0, return_dict=True)
+    reg, aux = (np.asarray(p) for p in model(x))
+    mse = np.mean((reg - ys[0]) ** 2)
+    mae = np.mean(np.abs(aux - ys[1]))
+    np.testing.assert_allclose(logs["loss"], mse + 3.0 * mae, rtol=1e-5)
+    np.testing.assert_allclose([logs["reg_loss"], logs["aux_loss"]], [mse, mae], rtol=1e-5)
+    assert any(entry.loss is absolute for entry in model._compile_loss._flat_losses)
+    assert model.metrics_names == ["loss", "reg_loss", "aux_loss"]
+
+
+def test_compute_loss_in_an_overridden_train_step_updates_each_outputs_loss_metric():
+    class Custom(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.reg, self.aux = keras.layers.Dense(2), keras.layers.Dense(2)
+
+        def call(self, x):
+            return [self.reg(x), self.aux(x)]
+
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                loss = self.compute_loss(y=y, y_pred=self(x, training=True))
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply(grads, self.trainable_variables)
+            return {m.name: m.result() for m in self.metrics if m.name != "loss"}
+
+    model = Custom()
+    x = RNG.standard_normal((8, 3)).astype(np.float32)
+    ys = [RNG.standard_normal((8, 2)).astype(np.float32) for _ in range(2)]
+    model.compile(optimizer=keras.optimizers.SGD(0.0), loss=["mse", "mae"])
+    logs = model.fit(x, ys, batch_size=8, epochs=1, verbose=0).history
+    reg, aux = (np.asarray(p) for p in model(x))
+    first, second = model.metrics_names[1:]  # Keras names them after the losses here
+    np.testing.assert_allclose(logs[first], [np.mean((reg - ys[0]) ** 2)], rtol=1e-5)
+    np.testing.assert_allclose(logs[second], [np.mean(np.abs(aux - ys[1]))], rtol=1e-5)
+
+
 def test_fit_rejects_data_keras_does_not_take():
     model = _model()
     model.compile(optimizer="sgd", loss="mse")

@@ -134,6 +134,11 @@ class Functional(KerasLayer, Model):
     def outputs(self):
         return self._keras.outputs
 
+    @property
+    def output_names(self) -> list:
+        """The output layers' names: how ``compile`` matches a dict of losses or metrics."""
+        return self._keras.output_names
+
     def save_weights(self, filepath, overwrite=True) -> None:
         """Keras's own weights file (readable by TensorFlow's Keras for the same model)."""
         self._keras.save_weights(filepath, overwrite=overwrite)

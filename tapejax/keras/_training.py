@@ -31,7 +31,9 @@ from ._optimizer import Optimizer, wrap_optimizer
 __all__ = ["Trainer"]
 
 _LossFunctionWrapper = keras.src.losses.losses.LossFunctionWrapper
+_CompileLoss = keras.src.trainers.compile_utils.CompileLoss
 _CompileMetrics = keras.src.trainers.compile_utils.CompileMetrics
+tree = keras.src.tree
 # Keras's data handling, as its own trainers use it.
 array_slicing = keras.src.trainers.data_adapters.array_slicing
 data_adapter_utils = keras.src.trainers.data_adapters.data_adapter_utils
@@ -61,23 +63,6 @@ def _num_samples(x) -> int:
     return int(np.shape(leaves[0])[0])
 
 
-def _keras_loss(identifier):
-    """A Keras loss object from what ``compile`` accepts (name, function, object, wrapper)."""
-    if identifier is None:
-        return None
-    identifier = getattr(identifier, "_keras_object", identifier)
-    if isinstance(identifier, keras.losses.Loss):
-        return identifier
-    from ._wrappers import Loss
-
-    if isinstance(identifier, Loss):
-        return identifier
-    obj = keras.losses.get(identifier)
-    if isinstance(obj, keras.losses.Loss):
-        return obj
-    return _LossFunctionWrapper(obj, name=getattr(obj, "__name__", None))
-
-
 class Trainer:
     """``compile``/``fit``/``evaluate``/``predict`` for a tapejax ``Model``."""
 
@@ -87,8 +72,8 @@ class Trainer:
     compiled = False
 
     def __init__(self):
-        self._loss_fns = None
-        self._loss_weights = None
+        self._compile_loss = None
+        self._loss_parts = None  # ``_compiled_loss``'s per-output losses, for the step's outputs
         self._compile_metrics = None
         self._loss_tracker = None
         self._run_eagerly = False
@@ -116,21 +101,24 @@ class Trainer:
                 keras.optimizers.get(getattr(optimizer, "_keras_object", optimizer))
             )
         self.optimizer = optimizer
-        if isinstance(loss, (list, tuple)):
-            self._loss_fns = [_keras_loss(x) for x in loss]
-        elif isinstance(loss, dict):
-            raise NotImplementedError(
-                "tapejax.keras: a dict of losses per output name is not supported yet; pass a "
-                "list in the order of the model's outputs."
+        output_names = getattr(self, "output_names", None)
+        # Keras's own CompileLoss resolves the losses' structure (one loss, a list, a dict
+        # by output name, `loss_weights`) and names the per-output loss metrics; the
+        # losses themselves run as tapejax ops (``_compiled_loss``).
+        self._compile_loss = (
+            None
+            if loss is None
+            else _CompileLoss(
+                tree.map_structure(_unwrap_loss, loss), loss_weights, output_names=output_names
             )
-        else:
-            self._loss_fns = None if loss is None else _keras_loss(loss)
-        self._loss_weights = loss_weights
+        )
         unwrap = lambda m: getattr(m, "_keras_object", m)  # noqa: E731
         metrics = jax.tree_util.tree_map(unwrap, metrics) if metrics else None
         weighted = jax.tree_util.tree_map(unwrap, weighted_metrics) if weighted_metrics else None
         self._compile_metrics = (
-            _CompileMetrics(metrics, weighted, output_names=None) if metrics or weighted else None
+            _CompileMetrics(metrics, weighted, output_names=output_names)
+            if metrics or weighted
+            else None
         )
         self._loss_tracker = keras.metrics.Mean(name="loss")
         self._run_eagerly = bool(run_eagerly)
@@ -139,9 +127,13 @@ class Trainer:
 
     @property
     def metrics(self) -> list:
+        """Keras's order: the loss tracker, the compiled metrics, one loss tracker per
+        output when there are several losses."""
         out = [] if self._loss_tracker is None else [self._loss_tracker]
         if self._compile_metrics is not None:
             out.append(self._compile_metrics)
+        if self._compile_loss is not None:
+            out.extend(self._compile_loss.metrics)
         return out
 
     @property
@@ -159,14 +151,14 @@ class Trainer:
         import tapejax as tf
 
         losses = []
-        if self._loss_fns is not None and y is not None:
-            fns = self._loss_fns if isinstance(self._loss_fns, list) else [self._loss_fns]
-            ys = y if isinstance(self._loss_fns, list) else [y]
-            preds = y_pred if isinstance(self._loss_fns, list) else [y_pred]
-            weights = self._loss_weights or [1.0] * len(fns)
-            for fn, yt, yp, w in zip(fns, ys, preds, weights):
-                value = _apply_loss(fn, yt, yp, sample_weight)
-                losses.append(value if w == 1.0 else value * w)
+        if self._compile_loss is not None and y is not None:
+            total, parts = _compiled_loss(self._compile_loss, y, y_pred, sample_weight)
+            if total is not None:
+                losses.append(total)
+            if self._loss_parts is not None:  # inside the default steps: they update the metrics
+                self._loss_parts.extend(parts)
+            else:  # an overridden train_step calling compute_loss, eagerly
+                _update_loss_metrics(self._compile_loss, parts)
         for extra in self.losses:
             losses.append(tf.reduce_sum(tf.cast(extra, "float32")))
         if not losses:
@@ -210,17 +202,27 @@ class Trainer:
         return _logs({m.name: m.result() for m in self.metrics})
 
     def _train_step(self, x, y=None, sample_weight=None):
-        with GradientTape() as tape:
-            y_pred = self(x, training=True)
-            loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+        """Returns the loss, the predictions and the per-output losses (``_loss_parts``)."""
+        self._loss_parts = parts = []
+        try:
+            with GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+        finally:
+            self._loss_parts = None
         variables = self.trainable_variables
         grads = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
-        return loss, y_pred
+        return loss, y_pred, parts
 
     def _test_step(self, x, y=None, sample_weight=None):
-        y_pred = self(x, training=False)
-        return self.compute_loss(x, y, y_pred, sample_weight, training=False), y_pred
+        self._loss_parts = parts = []
+        try:
+            y_pred = self(x, training=False)
+            loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        finally:
+            self._loss_parts = None
+        return loss, y_pred, parts
 
     def _predict_step(self, x):
         return self(x, training=False)
@@ -236,8 +238,9 @@ class Trainer:
         """Runs the compiled ``step`` (cached as ``self.<name>``) on a batch, then updates
         the loss tracker and the compiled metrics eagerly: the default steps' logs."""
         x, y, sample_weight = data_adapter_utils.unpack_x_y_sample_weight(data)
-        loss, y_pred = self._compiled(name, step)(x, y, sample_weight)
+        loss, y_pred, parts = self._compiled(name, step)(x, y, sample_weight)
         self._loss_tracker.update_state(_arrays(loss), sample_weight=_num_samples(x))
+        _update_loss_metrics(self._compile_loss, parts)
         return self.compute_metrics(x, y, y_pred, sample_weight)
 
     def train_on_batch(self, x, y=None, sample_weight=None, class_weight=None, return_dict=False):
@@ -254,13 +257,13 @@ class Trainer:
             )
         self.reset_metrics()  # as Keras: the logs are this batch's
         logs = _logs(self.train_step(_packed(x, y, sample_weight)))
-        return logs if return_dict else _flat_logs(logs)
+        return logs if return_dict else _flat_logs(self, logs)
 
     def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
         self._require_compiled()
         self.reset_metrics()  # as Keras: the logs are this batch's
         logs = _logs(self.test_step(_packed(x, y, sample_weight)))
-        return logs if return_dict else _flat_logs(logs)
+        return logs if return_dict else _flat_logs(self, logs)
 
     def predict_on_batch(self, x):
         return _numpy_tree(self.predict_step((_as_tensors(x),)))
@@ -374,7 +377,7 @@ class Trainer:
             logs = _logs(self.test_step(batch))
             cbks.on_test_batch_end(step, logs)
         cbks.on_test_end(logs)
-        return logs if return_dict else _flat_logs(logs)
+        return logs if return_dict else _flat_logs(self, logs)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None):
         """The model's outputs, batched, as NumPy arrays (Keras's ``predict``; a generator
@@ -440,6 +443,114 @@ class Trainer:
         self.set_weights(values)
 
 
+def _unwrap_loss(identifier):
+    """A loss as Keras's CompileLoss resolves it: tapejax's wrappers of Keras losses give
+    their Keras object; a tapejax ``Loss`` stays itself (``_use_tapejax_losses``)."""
+    if identifier is None:
+        return None
+    return getattr(identifier, "_keras_object", identifier)
+
+
+def _use_tapejax_losses(compile_loss) -> None:
+    """After Keras's build: a tapejax ``Loss`` that Keras wrapped as a function is called as
+    itself, as ``_apply_loss`` calls it."""
+    from ._wrappers import Loss
+
+    for i, entry in enumerate(compile_loss._flat_losses):
+        fn = entry.loss
+        if isinstance(fn, _LossFunctionWrapper) and isinstance(fn.fn, Loss):
+            compile_loss._flat_losses[i] = entry._replace(loss=fn.fn)
+
+
+def _matched_labels(compile_loss, y_true, y_pred):
+    """``y_true`` in ``y_pred``'s structure, as Keras's ``CompileLoss.call`` matches them:
+    a single label for a one-output list, a dict by output name for a list of outputs,
+    another container of the same paths. Anything else is Keras's ValueError."""
+    try:
+        tree.assert_same_structure(y_pred, y_true)
+        return y_true
+    except ValueError:
+        pass
+    if not tree.is_nested(y_true) and hasattr(y_pred, "__len__") and len(y_pred) == 1:
+        y_true = [y_true]
+    elif isinstance(y_pred, (list, tuple)) and isinstance(y_true, dict):
+        names = compile_loss.output_names
+        if names and set(names) == set(y_true):
+            y_true = [y_true[name] for name in names]
+    try:
+        return tree.pack_sequence_as(y_pred, y_true)
+    except Exception:
+        pass
+    try:
+        tree.assert_same_paths(y_true, y_pred)
+        return tree.pack_sequence_as(y_pred, tree.flatten(y_true))
+    except Exception:
+        pass
+    flat_loss = tree.flatten(compile_loss._user_loss)
+    given = [i for i, loss in enumerate(flat_loss) if loss is not None]
+    flat_true = tree.flatten(y_true)
+    if len(flat_true) == len(given) and len(given) < len(flat_loss):
+        # Labels only for the outputs that have a loss.
+        labels = [None] * len(flat_loss)
+        for y_t, i in zip(flat_true, given):
+            labels[i] = y_t
+        return tree.pack_sequence_as(compile_loss._user_loss, labels)
+    raise ValueError(
+        "y_true and y_pred have different structures.\n"
+        f"y_true: {tree.map_structure(lambda _: '*', y_true)}\n"
+        f"y_pred: {tree.map_structure(lambda _: '*', y_pred)}\n"
+    )
+
+
+def _compiled_loss(compile_loss, y_true, y_pred, sample_weight):
+    """``(total, per_output)``: Keras's ``CompileLoss.call`` with each loss run as a
+    tapejax op, so that tapes record it. ``per_output`` holds the unweighted losses when
+    there are several (they have their own metrics), else nothing."""
+    y_true = _matched_labels(compile_loss, y_true, y_pred)
+    if not compile_loss.built:
+        compile_loss.build(y_true, y_pred)
+        _use_tapejax_losses(compile_loss)
+    y_pred = _as_built(compile_loss._y_pred_build_structure, y_pred)
+    y_true = _as_built(compile_loss._y_true_build_structure, y_true)
+    import tapejax as tf
+
+    total, parts = None, []
+    for path, fn, weight, _ in compile_loss._flat_losses:
+        y_t, y_p, sw = y_true, y_pred, sample_weight
+        for key in path:
+            y_t, y_p = y_t[key], y_p[key]
+        if sample_weight is not None and tree.is_nested(sample_weight):
+            for key in path:
+                sw = sw[key]
+        value = tf.cast(_apply_loss(fn, y_t, y_p, sw), compile_loss.dtype)
+        parts.append(value)
+        if weight is not None:
+            value = value * weight
+        total = value if total is None else total + value  # Keras's ``sum``, in order
+    return total, parts if compile_loss.metrics else []
+
+
+def _as_built(structure, values):
+    """``values`` in the container types the losses were built for (Keras's repacking)."""
+    try:
+        tree.assert_same_structure(structure, values)
+        return values
+    except ValueError:
+        return tree.pack_sequence_as(structure, tree.flatten(values))
+
+
+def _update_loss_metrics(compile_loss, parts) -> None:
+    """Updates the per-output loss metrics with a step's unweighted losses.
+
+    Each batch counts once, whatever its size, as in TensorFlow's Keras: its CompileLoss
+    weighs by the static batch size, which TF's batched datasets leave unknown. (The
+    total loss is weighted by the batch size, there and here.)"""
+    if compile_loss is None or not parts:
+        return
+    for metric, value in zip(compile_loss.metrics, parts):
+        metric.update_state(_arrays(value))
+
+
 def _apply_loss(fn, y_true, y_pred, sample_weight):
     if hasattr(fn, "call") and not isinstance(fn, keras.losses.Loss):
         return fn(y_true, y_pred, sample_weight)  # a tapejax Loss subclass
@@ -468,8 +579,17 @@ def _as_tensors(tree):
     )
 
 
-def _flat_logs(logs):
-    values = list(logs.values())
+def _flat_logs(model, logs):
+    """``logs`` as a list (or one value), in Keras's ``_flatten_metrics_in_order``: the
+    metrics' names in order where the logs have them, then the other keys sorted."""
+    names = []
+    for metric in model.metrics:
+        if isinstance(metric, _CompileMetrics):
+            names += [sub.name for sub in metric.metrics]
+        else:
+            names.append(metric.name)
+    values = [logs[name] for name in names if name in logs]
+    values += [logs[key] for key in sorted(logs) if key not in names]
     return values[0] if len(values) == 1 else values
 
 
