@@ -672,6 +672,7 @@ CASE_MODULES = (
     "test_keras_layers",
     "test_keras_optimizers",
     "test_keras_models",
+    "test_tensor_array",
 )
 
 

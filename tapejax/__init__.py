@@ -132,6 +132,7 @@ from tapejax._src.ops.reduction_ops import (
 from tapejax._src.ops.selection_ops import gather, where
 from tapejax._src.ops.sequence_ops import add_n
 from tapejax._src.ops.sort_ops import argsort, searchsorted, sort, unique, unique_with_counts
+from tapejax._src.ops.tensor_array_ops import TensorArray
 from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.tape import GradientTape, UnconnectedGradients
 from tapejax._src.tensor import GradientCutWarning, Tensor, is_tensor
@@ -171,6 +172,7 @@ __all__ = [
     "NotDifferentiable",
     "RegisterGradient",
     "Tensor",
+    "TensorArray",
     "TensorShape",
     "TensorSpec",
     "UnconnectedGradients",

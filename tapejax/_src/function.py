@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 
 import jax
 import numpy as np
@@ -31,9 +32,30 @@ from .conversion import convert_to_tensor
 from .dispatch import Op
 from .tensor import Tensor, wrap
 
-__all__ = ["function", "Function", "run_functions_eagerly", "functions_run_eagerly"]
+__all__ = [
+    "function",
+    "Function",
+    "run_functions_eagerly",
+    "functions_run_eagerly",
+    "building",
+]
 
 _run_eagerly = [False]
+
+
+class _Building(threading.local):
+    depth = 0
+
+
+_building = _Building()
+
+
+def building() -> bool:
+    """Whether a ``tapejax.function`` is running its Python function on this thread (its
+    eager first call or a trace): where TF would be building a graph, so that objects
+    with graph semantics (``TensorArray``) follow them on every call alike."""
+    return _building.depth > 0
+
 
 _VARIABLE_CREATED_LATER = (
     "tf.function only supports singleton tf.Variables created on the first call. Make sure "
@@ -71,6 +93,15 @@ def _is_var(x) -> bool:
 
 def _is_array(x) -> bool:
     return type(x) is Tensor or isinstance(x, (np.ndarray, jax.Array))
+
+
+def _refuse_tensor_arrays(leaves) -> None:
+    for leaf in leaves:
+        if getattr(leaf, "_is_tensor_array", False):
+            raise TypeError(
+                "tapejax.function cannot return a TensorArray (TF can): return its contents "
+                "instead, e.g. `ta.stack()`."
+            )
 
 
 def _inputs_and_program(concrete):
@@ -141,6 +172,7 @@ class _Concrete:
                 raise ValueError(_VARIABLE_CREATED_LATER)
 
             _creation_hooks.append(refuse)
+            _building.depth += 1
             try:
                 with binding.bound(variables, var_values), recorder.only((watcher,)):
                     new_flat = list(flat)
@@ -151,6 +183,7 @@ class _Concrete:
                     result = function._python_function(*a, **k)
                     new_values = [v._value for v in variables]
             finally:
+                _building.depth -= 1
                 _creation_hooks.remove(refuse)
                 watcher.restore()
             unbound = {i: v for i, v in watcher.touched.items() if i not in bound_ids}
@@ -162,6 +195,7 @@ class _Concrete:
                     outs.append(leaf._value)
                     kinds.append(None)
                 else:
+                    _refuse_tensor_arrays((leaf,))
                     kinds.append(("python", leaf))
             # Only the structure is kept (not the traced leaves): a single tensor is
             # returned as it is, without packing.
@@ -233,10 +267,13 @@ class Function:
     def _first_call(self, args, kwargs):
         watcher = VariableWatcher()
         recorder.push(watcher)
+        _building.depth += 1
         try:
             result = self._python_function(*args, **kwargs)
         finally:
+            _building.depth -= 1
             recorder.remove(watcher)
+        _refuse_tensor_arrays(nest.flatten(result))
         self._variables.update(watcher.touched)
         self._first_call_done = True
         return result

@@ -26,6 +26,7 @@ import numpy as np
 from .. import nest
 from ..conversion import convert_to_tensor
 from ..errors import InvalidArgumentError
+from ..function import building
 from ..tensor import Tensor
 from ._traced_body import (
     _apply,
@@ -42,6 +43,19 @@ from ._traced_body import (
     _Traced,
     assert_same_structure,
 )
+from .array_ops import stop_gradient
+from .tensor_array_ops import (
+    TensorArray,
+    as_if_traced,
+    flatten_arrays,
+    has_arrays,
+    needs_shapes,
+    probe_arrays,
+    same_layout,
+    stop_array_gradients,
+    unflatten_arrays,
+    with_found_shapes,
+)
 
 __all__ = [
     "case",
@@ -57,15 +71,42 @@ __all__ = [
 def _traced_switch(index_fn, index_inputs, branches, what: str, label):
     """One op: ``lax.switch(index_fn(*index_inputs), branches)`` over traced branch functions.
 
-    ``label(i)`` names branch ``i`` in TF's mismatch error.
+    ``label(i)`` names branch ``i`` in TF's mismatch error. A branch returning TensorArrays
+    returns their buffers (``flatten_arrays``), rebuilt into arrays after the op.
     """
-    bodies = [_Traced(lambda _, f=f: f(), [], what) for f in branches]
+    arrays: dict = {}  # branch -> (skeleton, layout) where it returns TensorArrays
+
+    def flattening(k, f):
+        def run(_):
+            result = f()
+            arrays.pop(k, None)
+            if not has_arrays(result):
+                return result
+            leaves, layout = flatten_arrays(result, what)
+            arrays[k] = (_skeleton(result), layout)
+            return leaves
+
+        return run
+
+    bodies = [_Traced(flattening(k, f), [], what) for k, f in enumerate(branches)]
     first = bodies[0]
     for i, b in enumerate(bodies[1:], 1):
         try:
             assert_same_structure(first.structure, b.structure)
         except (TypeError, ValueError) as e:
             raise ValueError(_branch_mismatch(what, label, i, first, b, e)) from None
+        if (0 in arrays) != (i in arrays) or (
+            i in arrays
+            and not (
+                _same_structure(arrays[0][0], arrays[i][0])
+                and same_layout(arrays[0][1], arrays[i][1])
+            )
+        ):
+            raise ValueError(
+                _branch_mismatch(
+                    what, label, i, first, b, "TensorArrays (of one dtype) at different places"
+                )
+            )
         if [x is None for x in nest.flatten(first.structure)] != [
             x is None for x in nest.flatten(b.structure)
         ]:
@@ -118,7 +159,19 @@ def _traced_switch(index_fn, index_inputs, branches, what: str, label):
     outs = _apply("StatelessCase", run, list(index_inputs) + state_inputs + extras)
     n_out = len(outs) - n_state
     _assign_all(assigned, [o._value for o in outs[n_out:]])
-    return _fill(first.structure, outs[:n_out])
+    result = _fill(first.structure, outs[:n_out])
+    if 0 in arrays:
+        skeleton, layout = arrays[0]
+        return nest.pack_sequence_as(skeleton, unflatten_arrays(result, layout))
+    return result
+
+
+def _same_structure(a, b) -> bool:
+    try:
+        assert_same_structure(a, b)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _branch_mismatch(what, label, i, first, other, detail) -> str:
@@ -419,10 +472,16 @@ def while_loop(
         return list(out) if isinstance(out, (list, tuple)) else [out]
 
     def finish(result):
-        return _finish(result[0] if single else type(loop_vars)(result), back_prop)
+        out = result[0] if single else type(loop_vars)(result)
+        if not back_prop and has_arrays(out):
+            if any(_is_traced(x) for x in nest.flatten(result)) or traced:
+                return stop_array_gradients(out, stop_gradient)
+            return out
+        return _finish(out, back_prop)
 
     if not traced:
         # As TF eager: a Python loop; tapes record the ops of each iteration.
+        entering = state
         i = 0
         while bound is None or i < bound:
             c = cond(*state)
@@ -436,24 +495,61 @@ def while_loop(
             state = new
             i += 1
         if not traced:
-            return finish(nest.map_structure(_as_tensor, state))
+            result = nest.map_structure(_as_loop_var, state)
+            if bound is not None and building() and has_arrays(result):
+                # The traced calls of this tapejax.function will size its arrays so.
+                result = as_if_traced(entering, result, bound)
+            return finish(result)
     return finish(_traced_while(cond, body, state, single, bound, maximum_iterations, back_prop))
 
 
+def _as_loop_var(x):
+    return x if type(x) is TensorArray else _as_tensor(x)
+
+
+def _find_array_shapes(body, state, single, bound):
+    """``state`` with each TensorArray that has no element shape yet given the shape the
+    body writes into it, found by tracing the body once with probe arrays."""
+    probed = probe_arrays(state)
+    leaves, layout = flatten_arrays(probed, "tf.while_loop", grow=bound)
+    template = _skeleton(probed)
+    flat = [_as_tensor(x) for x in leaves]
+
+    def probe(ts):
+        body(*nest.pack_sequence_as(template, unflatten_arrays(ts, layout)))
+        return []
+
+    _Traced(probe, [_aval(t._value) for t in flat], "tf.while_loop")
+    return with_found_shapes(state, probed, "tf.while_loop")
+
+
 def _traced_while(cond, body, state, single, bound, maximum_iterations, back_prop):
+    # TensorArrays are carried as the Tensors they are made of (``flatten_arrays``).
+    layout = None
+    leaves = nest.flatten(state)
+    if has_arrays(state):
+        if needs_shapes(state):
+            state = _find_array_shapes(body, state, single, bound)
+        leaves, layout = flatten_arrays(state, "tf.while_loop", grow=bound)
     template = _skeleton(state)
-    flat = [_as_tensor(x) for x in nest.flatten(state)]
+    flat = [_as_tensor(x) for x in leaves]
     avals = [_aval(t._value) for t in flat]
     types = [a.dtype for a in avals]
 
     def unpack(ts):
-        return nest.pack_sequence_as(template, ts)
+        return nest.pack_sequence_as(
+            template, ts if layout is None else unflatten_arrays(ts, layout)
+        )
 
     def body_fn(ts):
         out = body(*unpack(ts))
         if single and not isinstance(out, (list, tuple)):
             out = [out]
-        return list(out) if isinstance(out, (list, tuple)) else [out]
+        out = list(out) if isinstance(out, (list, tuple)) else [out]
+        if layout is not None:
+            assert_same_structure(template, out, check_types=False)
+            out = flatten_arrays(out, "tf.while_loop", like=layout)[0]
+        return out
 
     cond_t = _Traced(lambda ts: cond(*unpack(ts)), avals, "tf.while_loop")
     if len(cond_t.out_avals) != 1 or cond_t.out_avals[0].shape != ():
@@ -463,7 +559,9 @@ def _traced_while(cond, body, state, single, bound, maximum_iterations, back_pro
         )
     cond_t.refuse_assignments("tf.while_loop's cond")
     body_t = _Traced(body_fn, avals, "tf.while_loop")
-    assert_same_structure(body_t.structure, template, check_types=False)
+    assert_same_structure(
+        body_t.structure, template if layout is None else _skeleton(leaves), check_types=False
+    )
     body_t.require_outputs(len(flat), "tf.while_loop")
     for k, (a, b) in enumerate(zip(avals, body_t.out_avals)):
         if a.dtype != b.dtype:
@@ -477,7 +575,14 @@ def _traced_while(cond, body, state, single, bound, maximum_iterations, back_pro
                 f"{b.shape} after one iteration. To allow the shape to vary across iterations, "
                 "use the `shape_invariants` argument of tf.while_loop to specify a less-specific "
                 "shape. (tapejax: a traced while_loop cannot change shapes at all; run it "
-                "eagerly.)"
+                "eagerly."
+                + (
+                    " A TensorArray's buffer is a loop var here: inside the loop it cannot grow "
+                    "past its size (plus, for dynamic_size=True, this loop's "
+                    "maximum_iterations), nor change its element shape.)"
+                    if layout is not None
+                    else ")"
+                )
             )
     extras = cond_t.extra_inputs() + body_t.extra_inputs()
     inputs = extras + flat
