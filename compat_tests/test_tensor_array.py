@@ -595,6 +595,16 @@ def case_function_write_wrong_shape(tf):
     return f(2), _outcome(f, 1)
 
 
+def case_function_stack_elements_of_different_shapes(tf):
+    @tf.function
+    def f(n):
+        ta = tf.TensorArray(tf.float32, size=2, infer_shape=False)
+        ta = ta.write(0, [1.0]).write(1, tf.ones([n]))
+        return ta.stack()
+
+    return f(1), _outcome(f, 2)
+
+
 def case_function_read_unwritten_unknown_shape(tf):
     @tf.function
     def f(write):

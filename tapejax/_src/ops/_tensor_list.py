@@ -68,7 +68,7 @@ def _gather(buf, idx):
 
 def _scatter(buf, idx, values):
     n = buf.shape[0]
-    return buf.at[jnp.where(_in_range(idx, n), idx, n)].set(values, mode="drop")
+    return jnp.asarray(buf).at[jnp.where(_in_range(idx, n), idx, n)].set(values, mode="drop")
 
 
 def _pad(buf, *, rows):
@@ -261,8 +261,9 @@ class TracedArray:
             )
         return zeros(shape, self._dtype)
 
-    def _materialize(self, hint=None, reading=True) -> Tensor:
-        """The buffer ``[n, *element_shape]``; unwritten elements are zeros.
+    def _materialize(self, hint=None, stacking=False) -> Tensor:
+        """The buffer ``[n, *element_shape]``; unwritten elements are zeros. ``stacking``:
+        for ``stack()``, with its errors.
 
         Not kept on ``self``: the array may belong to an enclosing trace.
         """
@@ -273,11 +274,14 @@ class TracedArray:
             raise self._uninitialized(
                 "Trying to read an uninitialized tensor but element_shape is not fully "
                 f"defined: {self.element_shape} and no list element is set."
-                if reading
+                if not stacking
                 else "Tried to stack list which only contains uninitialized tensors and has a "
                 f"non-fully-defined element_shape: {self.element_shape}"
             )
         rows = [zeros(shape, self._dtype) if x is None else x for x in self._items]
+        if stacking:
+            # TF's stack: elements of different shapes are its InvalidArgumentError (Pack's).
+            return stack(rows) if rows else zeros((0,) + shape, self._dtype)
         if any(tuple(r._v.shape) != shape for r in rows):
             raise NotImplementedError(
                 "tapejax cannot hold TensorArray elements of different shapes "
@@ -335,7 +339,7 @@ class TracedArray:
                 "Tried to stack elements of an empty list with non-fully-defined "
                 f"element_shape: {self.element_shape}",
             )
-        return self._materialize()
+        return self._materialize(stacking=True)
 
     def gather(self, indices, name=None) -> Tensor:
         idx, traced = _indices(indices, "TensorListGather")

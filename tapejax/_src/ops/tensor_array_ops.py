@@ -49,10 +49,17 @@ def _tracing() -> bool:
 def _numpy(x):
     """TF eager's ``x.numpy()`` for EagerTensors (tapejax Tensors); other values unchanged."""
     if isinstance(x, Tensor):
-        if not _concrete(x):
-            raise _captured()
+        _refuse_staged(x)
         return x.numpy()
     return x
+
+
+def _refuse_staged(*tensors) -> None:
+    """Raises if an eager array meets a tensor of a program being traced (it would keep a
+    tracer past its trace). Tracers of ``jax.grad``/``jax.vmap`` are fine: a list holds them
+    as TF eager's list would."""
+    if not all(_concrete(t) for t in tensors) and _tracing():
+        raise _captured()
 
 
 def _captured() -> NotImplementedError:
@@ -164,8 +171,7 @@ class _EagerArray:
             self._tensor_array.extend(None for _ in range(index - size + 1))
         if type(value) is not Tensor:
             value = convert_to_tensor(value, dtype_hint=self._dtype)
-        if not _concrete(value):
-            raise _captured()
+        _refuse_staged(value)
         if self._np != value._v.dtype:
             raise InvalidArgumentError(
                 None,
@@ -232,8 +238,7 @@ class _EagerArray:
 
     def unstack(self, value, name=None):
         tensors = unstack(value)
-        if not all(_concrete(t) for t in tensors):
-            raise _captured()
+        _refuse_staged(*tensors)
         if len(tensors) > len(self._tensor_array) and not self._dynamic_size:
             raise ValueError(
                 f"Cannot unstack {len(tensors)} tensors into a TensorArray of static size "
@@ -282,8 +287,7 @@ class _EagerArray:
                 "not marked as dynamically resizeable.",
             )
         pieces = split(value, lengths)
-        if not all(_concrete(t) for t in pieces):
-            raise _captured()
+        _refuse_staged(*pieces)
         self._tensor_array = pieces
         return self.parent()
 
@@ -629,7 +633,6 @@ def as_if_traced(entering, leaving, bound: int):
             and isinstance(before._implementation, TracedArray)
             and isinstance(after._implementation, TracedArray)
             and before._implementation._dynamic_size
-            and not before._implementation._bounded
         ):
             capacity = before._implementation._count() + bound
             after = TensorArray._wrap(after._implementation.bounded_to(capacity))
