@@ -507,7 +507,7 @@ def _as_loop_var(x):
     return x if type(x) is TensorArray else _as_tensor(x)
 
 
-def _find_array_shapes(body, state, single, bound):
+def _find_array_shapes(body, state, bound):
     """``state`` with each TensorArray that has no element shape yet given the shape the
     body writes into it, found by tracing the body once with probe arrays."""
     probed = probe_arrays(state)
@@ -529,7 +529,7 @@ def _traced_while(cond, body, state, single, bound, maximum_iterations, back_pro
     leaves = nest.flatten(state)
     if has_arrays(state):
         if needs_shapes(state):
-            state = _find_array_shapes(body, state, single, bound)
+            state = _find_array_shapes(body, state, bound)
         leaves, layout = flatten_arrays(state, "tf.while_loop", grow=bound)
     template = _skeleton(state)
     flat = [_as_tensor(x) for x in leaves]
