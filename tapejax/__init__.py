@@ -33,6 +33,12 @@ from tapejax._src.dtypes import (
 from tapejax._src.dtypes import (
     bool_ as bool,  # noqa: A001 - TF's name
 )
+from tapejax._src.execution import (
+    executing_eagerly,
+    get_current_name_scope,
+    init_scope,
+    inside_function,
+)
 from tapejax._src.function import function
 from tapejax._src.interop import functionalize, lift
 from tapejax._src.module import Module
@@ -87,6 +93,7 @@ from tapejax._src.ops.math_ops import (
     add,
     cast,
     clip_by_value,
+    complex,  # noqa: A004 - TF's name
     cos,
     divide,
     equal,
@@ -105,6 +112,7 @@ from tapejax._src.ops.math_ops import (
     negative,
     not_equal,
     pow,  # noqa: A004 - TF's name
+    realdiv,
     round,  # noqa: A004 - TF's name
     saturate_cast,
     sigmoid,
@@ -197,6 +205,7 @@ __all__ = [
     "clip_by_global_norm",
     "clip_by_norm",
     "clip_by_value",
+    "complex",
     "complex128",
     "complex64",
     "config",
@@ -214,6 +223,7 @@ __all__ = [
     "equal",
     "errors",
     "exp",
+    "executing_eagerly",
     "expand_dims",
     "eye",
     "fill",
@@ -226,6 +236,7 @@ __all__ = [
     "functionalize",
     "gather",
     "gather_nd",
+    "get_current_name_scope",
     "grad_pass_through",
     "greater",
     "greater_equal",
@@ -235,6 +246,8 @@ __all__ = [
     "int32",
     "int64",
     "image",
+    "init_scope",
+    "inside_function",
     "int8",
     "is_tensor",
     "less",
@@ -267,6 +280,7 @@ __all__ = [
     "print",
     "random",
     "range",
+    "realdiv",
     "rank",
     "reduce_all",
     "reduce_any",

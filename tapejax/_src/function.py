@@ -25,7 +25,7 @@ import sys
 import jax
 import numpy as np
 
-from . import binding, dispatch, nest, recorder
+from . import binding, dispatch, execution, nest, recorder
 from .binding import VariableWatcher
 from .conversion import convert_to_tensor
 from .dispatch import Op
@@ -142,7 +142,11 @@ class _Concrete:
 
             _creation_hooks.append(refuse)
             try:
-                with binding.bound(variables, var_values), recorder.only((watcher,)):
+                with (
+                    binding.bound(variables, var_values),
+                    recorder.only((watcher,)),
+                    execution.function_body(),
+                ):
                     new_flat = list(flat)
                     for p, value in zip(tensor_pos, arg_values):
                         new_flat[p] = wrap(value)
@@ -234,7 +238,8 @@ class Function:
         watcher = VariableWatcher()
         recorder.push(watcher)
         try:
-            result = self._python_function(*args, **kwargs)
+            with execution.function_body():
+                result = self._python_function(*args, **kwargs)
         finally:
             recorder.remove(watcher)
         self._variables.update(watcher.touched)
