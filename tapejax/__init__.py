@@ -40,6 +40,11 @@ from tapejax._src.execution import (
     inside_function,
 )
 from tapejax._src.function import function
+from tapejax._src.initializers import Constant as constant_initializer
+from tapejax._src.initializers import Ones as ones_initializer
+from tapejax._src.initializers import RandomNormal as random_normal_initializer
+from tapejax._src.initializers import RandomUniform as random_uniform_initializer
+from tapejax._src.initializers import Zeros as zeros_initializer
 from tapejax._src.interop import functionalize, lift
 from tapejax._src.module import Module
 from tapejax._src.ops.array_ops import (
@@ -212,6 +217,7 @@ __all__ = [
     "concat",
     "cond",
     "constant",
+    "constant_initializer",
     "convert_to_tensor",
     "cos",
     "device",
@@ -274,11 +280,14 @@ __all__ = [
     "not_equal",
     "one_hot",
     "ones",
+    "ones_initializer",
     "ones_like",
     "pad",
     "pow",
     "print",
     "random",
+    "random_normal_initializer",
+    "random_uniform_initializer",
     "range",
     "realdiv",
     "rank",
@@ -340,6 +349,7 @@ __all__ = [
     "where",
     "while_loop",
     "zeros",
+    "zeros_initializer",
     "zeros_like",
 ]
 
