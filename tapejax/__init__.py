@@ -34,10 +34,15 @@ from tapejax._src.dtypes import (
     bool_ as bool,  # noqa: A001 - TF's name
 )
 from tapejax._src.execution import (
+    control_dependencies,
     executing_eagerly,
     get_current_name_scope,
+    get_static_value,
+    group,
     init_scope,
     inside_function,
+    no_op,
+    tuple,  # noqa: A004 - TF's name
 )
 from tapejax._src.function import function
 from tapejax._src.initializers import Constant as constant_initializer
@@ -92,6 +97,7 @@ from tapejax._src.ops.creation_ops import (
 from tapejax._src.ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
 from tapejax._src.ops.join_split_ops import concat, split, stack, unstack
 from tapejax._src.ops.linalg_ops import matmul
+from tapejax._src.ops.list_ops import identity_n, shape_n
 from tapejax._src.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's name
 from tapejax._src.ops.math_ops import (
     abs,  # noqa: A004 - TF's name
@@ -218,6 +224,7 @@ __all__ = [
     "cond",
     "constant",
     "constant_initializer",
+    "control_dependencies",
     "convert_to_tensor",
     "cos",
     "device",
@@ -243,11 +250,14 @@ __all__ = [
     "gather",
     "gather_nd",
     "get_current_name_scope",
+    "get_static_value",
     "grad_pass_through",
     "greater",
     "greater_equal",
+    "group",
     "half",
     "identity",
+    "identity_n",
     "int16",
     "int32",
     "int64",
@@ -276,6 +286,7 @@ __all__ = [
     "negative",
     "newaxis",
     "no_gradient",
+    "no_op",
     "nn",
     "not_equal",
     "one_hot",
@@ -311,6 +322,7 @@ __all__ = [
     "searchsorted",
     "sequence_mask",
     "shape",
+    "shape_n",
     "sigmoid",
     "sign",
     "sin",
@@ -338,6 +350,7 @@ __all__ = [
     "train",
     "transpose",
     "truediv",
+    "tuple",
     "uint16",
     "uint32",
     "uint64",

@@ -1,22 +1,30 @@
-"""Where code runs: eagerly, or inside a ``tapejax.function`` (``tf.executing_eagerly``,
-``tf.inside_function``, ``tf.init_scope``, ``tf.get_current_name_scope``).
+"""Where code runs, eagerly or inside a ``tapejax.function`` (``tf.executing_eagerly``,
+``tf.inside_function``, ``tf.init_scope``, ``tf.get_current_name_scope``,
+``tf.get_static_value``), and TF's graph-ordering API, which has nothing to order here
+(``tf.control_dependencies``, ``tf.group``, ``tf.no_op``, ``tf.tuple``).
 
 A thread-local stack of contexts, innermost last: ``tapejax.function`` pushes one for each
 run of its Python function (the eager first call too, so that code branching on
 ``executing_eagerly()`` takes the same path on every call, as in TF, where every call is
 traced), and ``init_scope`` pushes an eager one inside it.
 
+Ordering needs no graph: eager ops run in program order, and a traced function is one
+pure JAX program in which state (Variables, random streams) is threaded through in the
+order the Python code touched it, and effects (assertions, prints) keep their order.
+
 This module holds state only: it must never decide what an op computes.
 """
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import threading
 
 import jax
 
 from . import recorder
+from .tensor import Tensor, is_tensor
 from .variables import _scopes
 
 __all__ = [
@@ -24,6 +32,11 @@ __all__ = [
     "inside_function",
     "init_scope",
     "get_current_name_scope",
+    "get_static_value",
+    "control_dependencies",
+    "group",
+    "no_op",
+    "tuple",
     "function_body",
 ]
 
@@ -100,3 +113,81 @@ def init_scope():
                 yield
         finally:
             _contexts.stack.pop()
+
+
+def get_static_value(tensor, partial=False):
+    """The value of ``tensor`` if it is known now, as NumPy (``tf.get_static_value``).
+
+    Args:
+        tensor: a Tensor, or any other value (returned as it is, as TF does).
+        partial: accepted for TF's signature; a value is known entirely or not at all.
+
+    Returns:
+        A NumPy value for a Tensor outside ``tapejax.function`` (or in its ``init_scope``);
+        None inside it, where every Tensor is traced, constants included, and for a
+        Variable, whose value can change.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.get_static_value(tf.constant([1, 2]))
+        array([1, 2], dtype=int32)
+    """
+    if type(tensor) is Tensor:
+        # A function's eager first call answers as its traced calls will.
+        if not executing_eagerly() or isinstance(tensor._value, jax.core.Tracer):
+            return None
+        return tensor.numpy()
+    if is_tensor(tensor):
+        return None
+    return tensor
+
+
+def control_dependencies(control_inputs):
+    """A context in which ops run after ``control_inputs`` (``tf.control_dependencies``).
+
+    As TF eager, a context that does nothing, after calling the callables among
+    ``control_inputs``. Inside ``tapejax.function`` it does nothing either: the program
+    keeps the order of state updates and effects.
+    """
+    if control_inputs:
+        for control in control_inputs:
+            if callable(control):
+                control()
+    return contextlib.nullcontext()
+
+
+def no_op(name=None):
+    """Does nothing (``tf.no_op``); returns None, as TF eager."""
+    return None
+
+
+def group(*inputs, **kwargs):
+    """Groups operations (``tf.group``); returns None, as TF eager.
+
+    Inside ``tapejax.function`` too, where TF returns a graph Operation: there is nothing to
+    group (see the module's docstring).
+    """
+    if not executing_eagerly():
+        kwargs.pop("name", None)
+        if kwargs:
+            raise ValueError("Unknown keyword arguments: " + ", ".join(kwargs.keys()))
+    return None
+
+
+def tuple(tensors, control_inputs=None, name=None):  # noqa: A001 - TF's name
+    """``tensors`` once all of them are computed (``tf.tuple``): eagerly, ``tensors``
+    itself; inside ``tapejax.function``, a list of their identities, as TF's."""
+    if executing_eagerly():
+        return tensors
+    from .ops.array_ops import identity
+
+    if control_inputs:
+        for c in control_inputs:
+            if not is_tensor(c):
+                raise TypeError(
+                    f"'control_inputs' must only contain Operation or Tensor. Received: {type(c)}"
+                )
+    out = [None if t is None else identity(t) for t in tensors]
+    if builtins.all(t is None for t in out) and not control_inputs:
+        raise ValueError(f"'tensors' must have at least one Tensor. Received: {tensors}.")
+    return out
