@@ -4,8 +4,21 @@
 ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneath.
 """
 
-from tapejax import autodiff, config, distribute, errors, image, linalg, math, nn, random, train
+from tapejax import (
+    autodiff,
+    config,
+    debugging,
+    distribute,
+    errors,
+    image,
+    linalg,
+    math,
+    nn,
+    random,
+    train,
+)
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
+from tapejax._src.asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from tapejax._src.conversion import constant, convert_to_tensor
 from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
 from tapejax._src.devices import device
@@ -182,6 +195,7 @@ NoGradient = NotDifferentiable = no_gradient
 __version__ = "0.1.0"
 
 __all__ = [
+    "Assert",
     "DType",
     "GradientCutWarning",
     "GradientTape",
@@ -203,6 +217,10 @@ __all__ = [
     "argmin",
     "argsort",
     "as_dtype",
+    "assert_equal",
+    "assert_greater",
+    "assert_less",
+    "assert_rank",
     "autodiff",
     "bfloat16",
     "bitcast",
@@ -230,6 +248,7 @@ __all__ = [
     "device",
     "distribute",
     "custom_gradient",
+    "debugging",
     "divide",
     "double",
     "ensure_shape",

@@ -24,6 +24,7 @@ import threading
 import jax
 
 from . import recorder
+from .errors import InvalidArgumentError
 from .tensor import Tensor, is_tensor
 from .variables import _scopes
 
@@ -38,6 +39,10 @@ __all__ = [
     "no_op",
     "tuple",
     "function_body",
+    "runtime_check",
+    "runtime_checks",
+    "clear_failed_checks",
+    "raise_failed_check",
 ]
 
 _FUNCTION, _EAGER = "function", "eager"
@@ -46,9 +51,14 @@ _FUNCTION, _EAGER = "function", "eager"
 class _Contexts(threading.local):
     def __init__(self):
         self.stack: list = []
+        self.runtime_checks = 0  # checks traced into programs on this thread, ever
 
 
 _contexts = _Contexts()
+# Failed run-time checks of the ``tapejax.function`` programs that ran: XLA calls a check
+# on a thread of its own, so this is process-wide.
+_failures: list = []
+_failures_lock = threading.Lock()
 
 
 def executing_eagerly() -> bool:
@@ -68,6 +78,49 @@ def get_current_name_scope() -> str:
     """The current name scope, without a trailing "/" (``tf.get_current_name_scope``)."""
     scope = _scopes.current
     return scope[:-1] if scope.endswith("/") else scope
+
+
+def runtime_check(condition, args: tuple, message) -> None:
+    """Traces a check into the program being traced: when the program runs with
+    ``condition`` false, ``message(*args)`` (values as NumPy) is TF's InvalidArgumentError.
+
+    In a ``tapejax.function`` the failure is reported when its call returns
+    (``raise_failed_check``); elsewhere (a plain ``jax.jit``) XLA raises it at once,
+    wrapped in its runtime error.
+    """
+    deferred = inside_function()
+
+    def check(ok, *values):
+        if not ok:
+            text = message(*values)
+            if not deferred:
+                raise InvalidArgumentError(None, None, text)
+            with _failures_lock:
+                _failures.append(text)
+
+    _contexts.runtime_checks += 1
+    jax.debug.callback(check, condition, *args)
+
+
+def runtime_checks() -> int:
+    """How many run-time checks have been traced on this thread (a function's trace
+    compares the count before and after)."""
+    return _contexts.runtime_checks
+
+
+def clear_failed_checks() -> None:
+    with _failures_lock:
+        _failures.clear()
+
+
+def raise_failed_check() -> None:
+    """Waits for the run-time checks of the programs that ran; raises the first failure."""
+    jax.effects_barrier()
+    with _failures_lock:
+        failed = _failures[:1]
+        _failures.clear()
+    if failed:
+        raise InvalidArgumentError(None, None, failed[0])
 
 
 @contextlib.contextmanager
