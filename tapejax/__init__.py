@@ -165,6 +165,7 @@ from tapejax._src.ops.selection_ops import gather, where
 from tapejax._src.ops.sequence_ops import add_n
 from tapejax._src.ops.sort_ops import argsort, searchsorted, sort, unique, unique_with_counts
 from tapejax._src.registry import RegisterGradient, no_gradient
+from tapejax._src.symbolic_gradients import gradients, hessians
 from tapejax._src.tape import GradientTape, UnconnectedGradients
 from tapejax._src.tensor import GradientCutWarning, Tensor, is_tensor
 from tapejax._src.tensor_shape import TensorShape
@@ -271,10 +272,12 @@ __all__ = [
     "get_current_name_scope",
     "get_static_value",
     "grad_pass_through",
+    "gradients",
     "greater",
     "greater_equal",
     "group",
     "half",
+    "hessians",
     "identity",
     "identity_n",
     "int16",
