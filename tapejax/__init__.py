@@ -108,9 +108,11 @@ from tapejax._src.ops.creation_ops import (
     zeros_like,
 )
 from tapejax._src.ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
+from tapejax._src.ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
+from tapejax._src.ops.index_ops import dynamic_partition, dynamic_stitch, unravel_index
 from tapejax._src.ops.join_split_ops import concat, split, stack, unstack
 from tapejax._src.ops.linalg_ops import matmul
-from tapejax._src.ops.list_ops import identity_n, shape_n
+from tapejax._src.ops.list_ops import identity_n, parallel_stack, shape_n
 from tapejax._src.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's name
 from tapejax._src.ops.math_ops import (
     abs,  # noqa: A004 - TF's name
@@ -148,7 +150,7 @@ from tapejax._src.ops.math_ops import (
     tanh,
     truediv,
 )
-from tapejax._src.ops.pad_ops import pad, repeat, reverse, roll
+from tapejax._src.ops.pad_ops import pad, repeat, reverse, reverse_sequence, roll
 from tapejax._src.ops.reduction_ops import (
     argmax,
     argmin,
@@ -252,6 +254,8 @@ __all__ = [
     "debugging",
     "divide",
     "double",
+    "dynamic_partition",
+    "dynamic_stitch",
     "ensure_shape",
     "equal",
     "errors",
@@ -278,6 +282,8 @@ __all__ = [
     "group",
     "half",
     "hessians",
+    "histogram_fixed_width",
+    "histogram_fixed_width_bins",
     "identity",
     "identity_n",
     "int16",
@@ -316,6 +322,7 @@ __all__ = [
     "ones_initializer",
     "ones_like",
     "pad",
+    "parallel_stack",
     "pow",
     "print",
     "random",
@@ -336,6 +343,7 @@ __all__ = [
     "repeat",
     "reshape",
     "reverse",
+    "reverse_sequence",
     "roll",
     "round",
     "saturate_cast",
@@ -379,6 +387,7 @@ __all__ = [
     "uint8",
     "unique",
     "unique_with_counts",
+    "unravel_index",
     "unstack",
     "vectorized_map",
     "where",

@@ -38,6 +38,8 @@ CASES = [
     fixed("shape_n", lambda dt: ([[1, 2], [3]],)),
 ]
 NOT_DIFFERENTIABLE = {"shape_n"}
+# Public ops a Case cannot express (TF runs parallel_stack only inside tf.function).
+OTHERWISE_TESTED = {"parallel_stack"}
 
 
 @pytest.mark.parametrize("case, dtype, shape", value_params(CASES))
@@ -79,8 +81,55 @@ def test_shape_n_has_no_gradient():
         assert tape.gradient(s, a) is None
 
 
+def test_parallel_stack_inside_a_function_is_tfs():
+    a, b = arr("float32", (2, 3)), arr("float32", (2, 3), seed=1)
+    want = tensorflow.function(lambda a, b: tensorflow.parallel_stack([a, b]))(a, b)
+    f = tapejax.function(lambda a, b: tapejax.parallel_stack([a, b, a]))
+    for _ in range(2):  # the eager first call and the traced one alike
+        got = f(tapejax.constant(a), tapejax.constant(b))
+        np.testing.assert_array_equal(got.numpy()[:2], want.numpy())
+        assert got.shape == (3, 2, 3)
+
+
+def test_parallel_stack_has_no_gradient():
+    """TF registers none (its tape raises LookupError, wrapped by AutoGraph); tapejax gives None."""
+
+    def grad(fw):
+        @fw.function
+        def f(x):
+            with fw.GradientTape() as tape:
+                tape.watch(x)
+                y = fw.reduce_sum(fw.parallel_stack([x, x]))
+            return tape.gradient(y, x)
+
+        return f(fw.constant([1.0, 2.0]))
+
+    with pytest.raises(Exception, match="gradient registry has no entry for: ParallelConcat"):
+        grad(tensorflow)
+    assert grad(tapejax) is None
+
+
 IAE = "InvalidArgumentError"
 ERRORS = [
+    (
+        lambda tf: tf.parallel_stack([tf.constant([1]), tf.constant([2])]),
+        "RuntimeError",
+        r"^tf.parallel_stack\(\) is not compatible with eager execution.$",
+    ),
+    (
+        lambda tf: tf.function(lambda a, b: tf.parallel_stack([a, b]))(
+            tf.constant([1.0]), tf.constant([2.0, 3.0])
+        ),
+        "ValueError",
+        r"Dimension 1 in both shapes must be equal, but are 2 and 1. Shapes are \[1,2\] and \[1,1\].",
+    ),
+    (
+        lambda tf: tf.function(lambda a, b: tf.parallel_stack([a, b]))(
+            tf.constant([1.0]), tf.constant([2])
+        ),
+        "TypeError",
+        r"Tensors in list passed to 'values' of 'ParallelConcat' Op have types \[float32, int32\] that don't all match.",
+    ),
     (
         lambda tf: tf.identity_n([]),
         IAE,

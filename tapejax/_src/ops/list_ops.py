@@ -1,9 +1,11 @@
-"""Ops over a Python list of tensors with one result per input: ``identity_n`` and
-``shape_n``, with TF's conversions and checks."""
+"""Ops over a Python list of tensors: ``identity_n`` and ``shape_n`` (one result per
+input) and ``parallel_stack``, with TF's conversions and checks."""
 
 from __future__ import annotations
 
-from .. import dtypes
+import jax.numpy as jnp
+
+from .. import dtypes, execution
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ._helpers import to_tensor
@@ -54,3 +56,43 @@ def shape_n(input, out_type=dtypes.int32, name=None):  # noqa: A002 - TF's name
         )
     dt = _out_type(out_type, "ShapeN")
     return [shape(t, dt) for t in _same_dtype(values, "ShapeN")]
+
+
+# TF registers no gradient for ParallelConcat (its tape raises LookupError): None here.
+_parallel_stack_op = Op("ParallelConcat", lambda *xs: jnp.stack(xs), differentiable=False)
+
+
+def parallel_stack(values, name="parallel_stack"):
+    """Stacks tensors of one shape and dtype along a new first axis
+    (``tf.parallel_stack``).
+
+    As TF, only inside ``tapejax.function``: eagerly it raises ``RuntimeError``. Unlike
+    ``stack``, it has no gradient (TF registers none).
+
+    Example:
+        >>> import tapejax as tf
+        >>> f = tf.function(lambda a, b: tf.parallel_stack([a, b]))
+        >>> f(tf.constant([1.0]), tf.constant([2.0])).shape
+        TensorShape([2, 1])
+    """
+    if execution.executing_eagerly():
+        raise RuntimeError("tf.parallel_stack() is not compatible with eager execution.")
+    ts = [to_tensor(v) for v in values]
+    kinds = [t.dtype.name for t in ts]
+    if len(set(kinds)) > 1:
+        raise TypeError(
+            "Tensors in list passed to 'values' of 'ParallelConcat' Op have types "
+            f"[{', '.join(kinds)}] that don't all match."
+        )
+    want = (1,) + ts[0]._v.shape
+    for t in ts[1:]:
+        got = (1,) + t._v.shape
+        if len(got) != len(want):
+            raise ValueError(f"Shapes must be equal rank, but are {len(got)} and {len(want)}")
+        for d, (a, b) in enumerate(zip(got, want)):
+            if a != b:
+                raise ValueError(
+                    f"Dimension {d} in both shapes must be equal, but are {a} and {b}. "
+                    f"Shapes are [{','.join(map(str, got))}] and [{','.join(map(str, want))}]."
+                )
+    return apply(_parallel_stack_op, tuple(ts))
