@@ -166,6 +166,7 @@ from tapejax._src.ops.reduction_ops import (
 from tapejax._src.ops.selection_ops import gather, where
 from tapejax._src.ops.sequence_ops import add_n
 from tapejax._src.ops.sort_ops import argsort, searchsorted, sort, unique, unique_with_counts
+from tapejax._src.ops.space_ops import batch_to_space, space_to_batch, space_to_batch_nd
 from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.symbolic_gradients import gradients, hessians
 from tapejax._src.tape import GradientTape, UnconnectedGradients
@@ -225,6 +226,7 @@ __all__ = [
     "assert_less",
     "assert_rank",
     "autodiff",
+    "batch_to_space",
     "bfloat16",
     "bitcast",
     "bool",
@@ -359,6 +361,8 @@ __all__ = [
     "size",
     "slice",
     "sort",
+    "space_to_batch",
+    "space_to_batch_nd",
     "split",
     "sqrt",
     "square",
