@@ -167,6 +167,7 @@ from tapejax._src.ops.selection_ops import gather, where
 from tapejax._src.ops.sequence_ops import add_n
 from tapejax._src.ops.sort_ops import argsort, searchsorted, sort, unique, unique_with_counts
 from tapejax._src.ops.space_ops import batch_to_space, space_to_batch, space_to_batch_nd
+from tapejax._src.py_functions import numpy_function, py_function
 from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.symbolic_gradients import gradients, hessians
 from tapejax._src.tape import GradientTape, UnconnectedGradients
@@ -319,6 +320,7 @@ __all__ = [
     "no_op",
     "nn",
     "not_equal",
+    "numpy_function",
     "one_hot",
     "ones",
     "ones_initializer",
@@ -327,6 +329,7 @@ __all__ = [
     "parallel_stack",
     "pow",
     "print",
+    "py_function",
     "random",
     "random_normal_initializer",
     "random_uniform_initializer",

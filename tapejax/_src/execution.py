@@ -39,6 +39,7 @@ __all__ = [
     "no_op",
     "tuple",
     "function_body",
+    "failure_reporter",
     "runtime_check",
     "runtime_checks",
     "clear_failed_checks",
@@ -80,25 +81,33 @@ def get_current_name_scope() -> str:
     return scope[:-1] if scope.endswith("/") else scope
 
 
+def failure_reporter():
+    """A function ``report(error_class, text)`` for host code that a program being traced
+    will run (a check, a NumPy callback): in a ``tapejax.function`` the failure is raised
+    when the call returns (``raise_failed_check``); elsewhere (a plain ``jax.jit``) at once,
+    inside XLA, which wraps it in its runtime error."""
+    deferred = inside_function()
+    _contexts.runtime_checks += 1
+
+    def report(error_class, text: str) -> None:
+        if not deferred:
+            raise error_class(None, None, text)
+        with _failures_lock:
+            _failures.append((error_class, text))
+
+    return report
+
+
 def runtime_check(condition, args: tuple, message) -> None:
     """Traces a check into the program being traced: when the program runs with
-    ``condition`` false, ``message(*args)`` (values as NumPy) is TF's InvalidArgumentError.
-
-    In a ``tapejax.function`` the failure is reported when its call returns
-    (``raise_failed_check``); elsewhere (a plain ``jax.jit``) XLA raises it at once,
-    wrapped in its runtime error.
-    """
-    deferred = inside_function()
+    ``condition`` false, ``message(*args)`` (values as NumPy) is TF's InvalidArgumentError,
+    reported as ``failure_reporter`` says."""
+    report = failure_reporter()
 
     def check(ok, *values):
         if not ok:
-            text = message(*values)
-            if not deferred:
-                raise InvalidArgumentError(None, None, text)
-            with _failures_lock:
-                _failures.append(text)
+            report(InvalidArgumentError, message(*values))
 
-    _contexts.runtime_checks += 1
     jax.debug.callback(check, condition, *args)
 
 
@@ -120,7 +129,8 @@ def raise_failed_check() -> None:
         failed = _failures[:1]
         _failures.clear()
     if failed:
-        raise InvalidArgumentError(None, None, failed[0])
+        error_class, text = failed[0]
+        raise error_class(None, None, text)
 
 
 @contextlib.contextmanager
