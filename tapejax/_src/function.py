@@ -130,8 +130,9 @@ class _Concrete:
         self.variables = variables
         self.out_tree = None
         self.out_kinds = None
-        # Whether the program holds run-time checks (assertions on traced values): a call
-        # then waits for them and raises the first failure (``execution.runtime_check``).
+        # Whether the program holds run-time checks (assertions on traced values, NumPy
+        # callbacks): a call then waits for them and raises the first failure
+        # (``execution.failure_reporter``).
         self.has_checks = False
         tensor_pos = [i for i, x in enumerate(flat) if _is_array(x)]
         bound_ids = frozenset(v._id for v in variables)

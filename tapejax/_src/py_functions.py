@@ -36,7 +36,8 @@ from .errors import (
     UnknownError,
 )
 from .lowering import DIFF_DTYPES
-from .tensor import Tensor, wrap
+from .ops._helpers import to_tensor
+from .tensor import Tensor, is_tensor, wrap
 
 __all__ = ["py_function", "numpy_function"]
 
@@ -298,7 +299,10 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     if decorator is not None:
         return decorator
     if execution.executing_eagerly():
-        result = nest.flatten(func(*[np.array(x) for x in inp]))
+        # Read without GradientCutWarning: no gradient flows through a NumPy function, as
+        # in TF, so a watched input is expected here.
+        arrays = [np.array(to_tensor(x)._value) if is_tensor(x) else np.array(x) for x in inp]
+        result = nest.flatten(func(*arrays))
         result = [x if x is None else convert_to_tensor(x) for x in result]
         return result[0] if len(result) == 1 else result
     # Inside tapejax.function: TF's graph op, whose results must match Tout.
