@@ -4,8 +4,21 @@
 ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneath.
 """
 
-from tapejax import autodiff, config, distribute, errors, image, linalg, math, nn, random, train
+from tapejax import (
+    autodiff,
+    config,
+    debugging,
+    distribute,
+    errors,
+    image,
+    linalg,
+    math,
+    nn,
+    random,
+    train,
+)
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
+from tapejax._src.asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from tapejax._src.conversion import constant, convert_to_tensor
 from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
 from tapejax._src.devices import device
@@ -33,7 +46,23 @@ from tapejax._src.dtypes import (
 from tapejax._src.dtypes import (
     bool_ as bool,  # noqa: A001 - TF's name
 )
+from tapejax._src.execution import (
+    control_dependencies,
+    executing_eagerly,
+    get_current_name_scope,
+    get_static_value,
+    group,
+    init_scope,
+    inside_function,
+    no_op,
+    tuple,  # noqa: A004 - TF's name
+)
 from tapejax._src.function import function
+from tapejax._src.initializers import Constant as constant_initializer
+from tapejax._src.initializers import Ones as ones_initializer
+from tapejax._src.initializers import RandomNormal as random_normal_initializer
+from tapejax._src.initializers import RandomUniform as random_uniform_initializer
+from tapejax._src.initializers import Zeros as zeros_initializer
 from tapejax._src.interop import functionalize, lift
 from tapejax._src.module import Module
 from tapejax._src.ops.array_ops import (
@@ -79,14 +108,18 @@ from tapejax._src.ops.creation_ops import (
     zeros_like,
 )
 from tapejax._src.ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
+from tapejax._src.ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
+from tapejax._src.ops.index_ops import dynamic_partition, dynamic_stitch, unravel_index
 from tapejax._src.ops.join_split_ops import concat, split, stack, unstack
 from tapejax._src.ops.linalg_ops import matmul
+from tapejax._src.ops.list_ops import identity_n, parallel_stack, shape_n
 from tapejax._src.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's name
 from tapejax._src.ops.math_ops import (
     abs,  # noqa: A004 - TF's name
     add,
     cast,
     clip_by_value,
+    complex,  # noqa: A004 - TF's name
     cos,
     divide,
     equal,
@@ -105,6 +138,7 @@ from tapejax._src.ops.math_ops import (
     negative,
     not_equal,
     pow,  # noqa: A004 - TF's name
+    realdiv,
     round,  # noqa: A004 - TF's name
     saturate_cast,
     sigmoid,
@@ -116,7 +150,7 @@ from tapejax._src.ops.math_ops import (
     tanh,
     truediv,
 )
-from tapejax._src.ops.pad_ops import pad, repeat, reverse, roll
+from tapejax._src.ops.pad_ops import pad, repeat, reverse, reverse_sequence, roll
 from tapejax._src.ops.reduction_ops import (
     argmax,
     argmin,
@@ -132,8 +166,11 @@ from tapejax._src.ops.reduction_ops import (
 from tapejax._src.ops.selection_ops import gather, where
 from tapejax._src.ops.sequence_ops import add_n
 from tapejax._src.ops.sort_ops import argsort, searchsorted, sort, unique, unique_with_counts
+from tapejax._src.ops.space_ops import batch_to_space, space_to_batch, space_to_batch_nd
 from tapejax._src.ops.tensor_array_ops import TensorArray
+from tapejax._src.py_functions import numpy_function, py_function
 from tapejax._src.registry import RegisterGradient, no_gradient
+from tapejax._src.symbolic_gradients import gradients, hessians
 from tapejax._src.tape import GradientTape, UnconnectedGradients
 from tapejax._src.tensor import GradientCutWarning, Tensor, is_tensor
 from tapejax._src.tensor_shape import TensorShape
@@ -164,6 +201,7 @@ NoGradient = NotDifferentiable = no_gradient
 __version__ = "0.1.0"
 
 __all__ = [
+    "Assert",
     "DType",
     "GradientCutWarning",
     "GradientTape",
@@ -186,7 +224,12 @@ __all__ = [
     "argmin",
     "argsort",
     "as_dtype",
+    "assert_equal",
+    "assert_greater",
+    "assert_less",
+    "assert_rank",
     "autodiff",
+    "batch_to_space",
     "bfloat16",
     "bitcast",
     "bool",
@@ -199,23 +242,30 @@ __all__ = [
     "clip_by_global_norm",
     "clip_by_norm",
     "clip_by_value",
+    "complex",
     "complex128",
     "complex64",
     "config",
     "concat",
     "cond",
     "constant",
+    "constant_initializer",
+    "control_dependencies",
     "convert_to_tensor",
     "cos",
     "device",
     "distribute",
     "custom_gradient",
+    "debugging",
     "divide",
     "double",
+    "dynamic_partition",
+    "dynamic_stitch",
     "ensure_shape",
     "equal",
     "errors",
     "exp",
+    "executing_eagerly",
     "expand_dims",
     "eye",
     "fill",
@@ -228,15 +278,25 @@ __all__ = [
     "functionalize",
     "gather",
     "gather_nd",
+    "get_current_name_scope",
+    "get_static_value",
     "grad_pass_through",
+    "gradients",
     "greater",
     "greater_equal",
+    "group",
     "half",
+    "hessians",
+    "histogram_fixed_width",
+    "histogram_fixed_width_bins",
     "identity",
+    "identity_n",
     "int16",
     "int32",
     "int64",
     "image",
+    "init_scope",
+    "inside_function",
     "int8",
     "is_tensor",
     "less",
@@ -259,16 +319,24 @@ __all__ = [
     "negative",
     "newaxis",
     "no_gradient",
+    "no_op",
     "nn",
     "not_equal",
+    "numpy_function",
     "one_hot",
     "ones",
+    "ones_initializer",
     "ones_like",
     "pad",
+    "parallel_stack",
     "pow",
     "print",
+    "py_function",
     "random",
+    "random_normal_initializer",
+    "random_uniform_initializer",
     "range",
+    "realdiv",
     "rank",
     "reduce_all",
     "reduce_any",
@@ -282,6 +350,7 @@ __all__ = [
     "repeat",
     "reshape",
     "reverse",
+    "reverse_sequence",
     "roll",
     "round",
     "saturate_cast",
@@ -290,12 +359,15 @@ __all__ = [
     "searchsorted",
     "sequence_mask",
     "shape",
+    "shape_n",
     "sigmoid",
     "sign",
     "sin",
     "size",
     "slice",
     "sort",
+    "space_to_batch",
+    "space_to_batch_nd",
     "split",
     "sqrt",
     "square",
@@ -317,17 +389,20 @@ __all__ = [
     "train",
     "transpose",
     "truediv",
+    "tuple",
     "uint16",
     "uint32",
     "uint64",
     "uint8",
     "unique",
     "unique_with_counts",
+    "unravel_index",
     "unstack",
     "vectorized_map",
     "where",
     "while_loop",
     "zeros",
+    "zeros_initializer",
     "zeros_like",
 ]
 

@@ -66,6 +66,7 @@ from tapejax._src.ops.pool_ops import (
 )
 from tapejax._src.ops.random_ops import dropout
 from tapejax._src.ops.reduction_ops import l2_normalize, zero_fraction  # tf.nn's are tf.math's
+from tapejax._src.ops.space_ops import depth_to_space, space_to_batch, space_to_depth
 from tapejax._src.ops.top_k_ops import approx_max_k, approx_min_k, in_top_k, top_k  # tf.math's
 
 __all__ = [
@@ -89,6 +90,7 @@ __all__ = [
     "convolution",
     "crelu",
     "ctc_loss",
+    "depth_to_space",
     "depthwise_conv2d",
     "dropout",
     "elu",
@@ -121,6 +123,8 @@ __all__ = [
     "softmax_cross_entropy_with_logits",
     "softplus",
     "softsign",
+    "space_to_batch",
+    "space_to_depth",
     "sparse_softmax_cross_entropy_with_logits",
     "sufficient_statistics",
     "swish",

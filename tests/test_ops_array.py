@@ -435,6 +435,27 @@ CASES = [
     fixed("sequence_mask", lambda dt: (_idx([[1, 3], [0, 2]]),), {"dtype": "float32"}),
     fixed("sequence_mask", lambda dt: (np.array([1.5, 3.0], np.float32), np.int32(4))),
     fixed("sequence_mask", lambda dt: (np.int32(2), 3)),
+    # -- reverse_sequence
+    Case(
+        "reverse_sequence",
+        lambda dt, shape: ((arr(dt, (3,) + shape), _idx([2, 0, 3])), {"seq_axis": 1}),
+        dtypes=FI,
+        shapes=((3,), (4, 2)),
+        diff=(0,),
+    ),
+    fixed(
+        "reverse_sequence",
+        lambda dt: (arr(dt, (2, 4, 3)), np.array([3, 1, 2], np.int64)),
+        {"seq_axis": 1, "batch_axis": 2},
+        diff=(0,),
+        x64=True,
+    ),
+    fixed(
+        "reverse_sequence",
+        lambda dt: (arr(dt, (4, 2, 3)), _idx([4, 1])),
+        {"seq_axis": 0, "batch_axis": 1},
+        diff=(0,),
+    ),
 ]
 
 # Ops TF registers without a gradient (or whose outputs are integers).
@@ -1282,9 +1303,76 @@ ERRORS = [
 ]
 
 
+ERRORS += [
+    (
+        lambda tf: tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [2, 4], seq_axis=1, batch_axis=0),
+        IAE,
+        r"seq_lens\(1\) > input.dims\(1\) \[Op:ReverseSequence\]",
+    ),
+    (
+        lambda tf: tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [2, -1], seq_axis=1),
+        IAE,
+        r"seq_lens\(1\) < 0 \[Op:ReverseSequence\]",
+    ),
+    (
+        lambda tf: tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [2], seq_axis=1),
+        IAE,
+        r"Length of seq_lengths != input.dims\(0\), \(1 vs. 2\) \[Op:ReverseSequence\]",
+    ),
+    (
+        lambda tf: tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [2, 3], seq_axis=1, batch_axis=1),
+        IAE,
+        r"batch_dim == seq_dim == 1 \[Op:ReverseSequence\]",
+    ),
+    (
+        lambda tf: tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [2, 3], seq_axis=2),
+        IAE,
+        r"seq_dim must be < input rank \( 2 vs. 2\) \[Op:ReverseSequence\]",
+    ),
+    (
+        lambda tf: tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [2.0, 3.0], seq_axis=1),
+        IAE,
+        r"Value for attr 'Tlen' of float is not in the list of allowed values: int32, int64",
+    ),
+    (
+        lambda tf: tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [0, 1], seq_axis=-1),
+        IAE,
+        r"Invalid seq_dim -1 \[Op:ReverseSequence\]",
+    ),
+    (
+        lambda tf: tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [0, 1], seq_axis=1, batch_axis=-2),
+        IAE,
+        r"Invalid batch_dim -2 \[Op:ReverseSequence\]",
+    ),
+    (
+        lambda tf: tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [[2, 3]], seq_axis=1),
+        IAE,
+        r"seq_lengths must be 1-dim, not 2 \[Op:ReverseSequence\]",
+    ),
+    (
+        lambda tf: tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [2, 3]),
+        "TypeError",
+        r"Expected int for argument 'seq_dim' not None.",
+    ),
+]
+
+
 @pytest.mark.parametrize("fn, error, message", ERRORS)
 def test_errors_match_tf(fn, error, message):
     check_error(fn, error, message)
+
+
+def test_reverse_sequence_with_traced_lengths_checks_them_when_it_runs():
+    f = tapejax.function(lambda x, n: tapejax.reverse_sequence(x, n, seq_axis=1))
+    x = tapejax.constant([[1, 2, 3], [4, 5, 6]])
+    for _ in range(2):  # the eager first call, then the traced one
+        np.testing.assert_array_equal(
+            f(x, tapejax.constant([2, 3])).numpy(), [[2, 1, 3], [6, 5, 4]]
+        )
+    with pytest.raises(
+        tapejax.errors.InvalidArgumentError, match=r"seq_lens\(0\) > input.dims\(1\)"
+    ):
+        f(x, tapejax.constant([4, 3]))
 
 
 def _many_ops(tf, x, i):

@@ -479,6 +479,16 @@ CASES = [
     ),
     fixed("math.bincount", lambda dt: (np.array([1.5, 2.7], dt),)),
     fixed("math.bincount", lambda dt: (np.zeros((0,), np.int32),), {"minlength": 2}),
+    # -- complex parts and realdiv
+    binary("complex", away=0.0),
+    binary("complex", dtypes=("float64",), x64=True),
+    Case("complex", lambda dt, shape: ((arr(dt, shape), np.array(0.5, dt)), {}), diff=(0, 1)),
+    binary("realdiv", dtypes=("float32", "float64"), x64=True),
+    Case(
+        "realdiv",
+        lambda dt, shape: ((arr("float32", shape) + 1j * arr("float32", shape, seed=1), 2.0), {}),
+        dtypes=("complex64",),
+    ),
 ]
 
 # Ops TF registers without a gradient (None through a tape), or with none at all (TF raises
@@ -834,6 +844,36 @@ def test_no_gradient_ops_give_none(op_name, fn):
 
 
 # -- what a Case cannot express ----------------------------------------------------------------
+
+
+def test_complex_gradient_is_the_upstream_parts():
+    """TF's rule: the real and imaginary parts of the upstream gradient, summed over
+    broadcast dimensions."""
+    results = []
+    for fw in (tensorflow, tapejax):
+        x, y = fw.constant([1.0, 2.0]), fw.constant([3.0, 4.0, 5.0])
+        with fw.GradientTape(persistent=True) as tape:
+            tape.watch([x, y])
+            z = fw.complex(x[:, None], y)
+            loss = fw.reduce_sum(z * fw.complex(2.0, 3.0))
+        upstream = fw.complex(fw.ones([2, 3]), 2 * fw.ones([2, 3]))
+        results.append(
+            [*tape.gradient(loss, [x, y]), *tape.gradient(z, [x, y], output_gradients=upstream)]
+        )
+    for want, got in zip(*results, strict=True):
+        np.testing.assert_allclose(got.numpy(), want.numpy())
+
+
+def test_realdiv_of_integers_truncates_as_tfs_xla_kernel():
+    """TF's CPU build has no integer RealDiv kernel (NotFoundError); its XLA kernel, which
+    tapejax follows, truncates toward zero and keeps the integer dtype."""
+    x, y = np.array([7, -7, 6, -1], np.int32), np.array([2, 2, -4, 3], np.int32)
+    with pytest.raises(tensorflow.errors.NotFoundError):
+        tensorflow.realdiv(x, y)
+    want = tensorflow.function(tensorflow.realdiv, jit_compile=True)(x, y)
+    got = tapejax.realdiv(x, y)
+    assert got.dtype == tapejax.int32
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
 def test_top_k_returns_named_values_and_indices():
@@ -1247,6 +1287,31 @@ ERRORS = [
         lambda tf: tf.math.polyval([], 1.0).numpy() + tf.math.l2_normalize([1.0], dim=0, axis=0),
         "ValueError",
         r"Cannot specify both 'dim' and 'axis'.",
+    ),
+    (
+        lambda tf: tf.complex(tf.constant([1.0]), tf.constant([2], tf.int32)),
+        "TypeError",
+        r"The `real` and `imag` components have incorrect types: float32 int32. They must be consistent, and one of \[tf.float32, tf.float64\]",
+    ),
+    (
+        lambda tf: tf.complex(tf.constant([1], tf.int32), tf.constant([2], tf.int32)),
+        "TypeError",
+        r"incorrect types: int32 int32",
+    ),
+    (
+        lambda tf: tf.complex(tf.constant([1.0, 2.0]), tf.constant([2.0, 3.0, 4.0])),
+        IAE,
+        r"Incompatible shapes: \[2\] vs. \[3\] \[Op:Complex\]",
+    ),
+    (
+        lambda tf: tf.realdiv(tf.constant([True]), tf.constant([True])),
+        IAE,
+        r"Value for attr 'T' of bool is not in the list of allowed values: bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, int64, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.realdiv(tf.constant([7.0]), tf.constant([2], tf.int32)),
+        IAE,
+        r"cannot compute RealDiv as input #1\(zero-based\) was expected to be a float tensor but is a int32 tensor \[Op:RealDiv\]",
     ),
 ]
 

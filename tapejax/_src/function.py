@@ -26,7 +26,7 @@ import threading
 import jax
 import numpy as np
 
-from . import binding, dispatch, nest, recorder
+from . import binding, dispatch, execution, nest, recorder
 from .binding import VariableWatcher
 from .conversion import convert_to_tensor
 from .dispatch import Op
@@ -161,6 +161,10 @@ class _Concrete:
         self.variables = variables
         self.out_tree = None
         self.out_kinds = None
+        # Whether the program holds run-time checks (assertions on traced values, NumPy
+        # callbacks): a call then waits for them and raises the first failure
+        # (``execution.failure_reporter``).
+        self.has_checks = False
         tensor_pos = [i for i, x in enumerate(flat) if _is_array(x)]
         bound_ids = frozenset(v._id for v in variables)
 
@@ -174,14 +178,22 @@ class _Concrete:
             _creation_hooks.append(refuse)
             _building.depth += 1
             try:
-                with binding.bound(variables, var_values), recorder.only((watcher,)):
+                with (
+                    binding.bound(variables, var_values),
+                    recorder.only((watcher,)),
+                    execution.function_body(),
+                ):
                     new_flat = list(flat)
                     for p, value in zip(tensor_pos, arg_values):
                         new_flat[p] = wrap(value)
                     a, k = nest.pack_sequence_as((args, kwargs), new_flat)
                     function._tracing_count += 1
+                    checks = execution.runtime_checks()
                     result = function._python_function(*a, **k)
                     new_values = [v._value for v in variables]
+                    if execution.runtime_checks() != checks:
+                        self.has_checks = True
+                        execution.clear_failed_checks()  # this program's run comes next
             finally:
                 _building.depth -= 1
                 _creation_hooks.remove(refuse)
@@ -256,9 +268,13 @@ class Function:
                 # Traced before and returning one tensor, outside any tape: the whole call
                 # is the compiled program's (what `_run` and `_execute` do, inlined).
                 values, fn = _inputs_and_program(concrete)
+                if concrete.has_checks:
+                    execution.clear_failed_checks()
                 outs, new = fn(values, [a._value for a in args])
                 for v, x in zip(concrete.variables, new):
                     v._val = x
+                if concrete.has_checks:
+                    execution.raise_failed_check()
                 return wrap(outs[0])
             return self._run(args, kwargs, list(args), concrete, key)
         flat = nest.flatten((args, kwargs))
@@ -269,7 +285,8 @@ class Function:
         recorder.push(watcher)
         _building.depth += 1
         try:
-            result = self._python_function(*args, **kwargs)
+            with execution.function_body():
+                result = self._python_function(*args, **kwargs)
         finally:
             _building.depth -= 1
             recorder.remove(watcher)
@@ -299,6 +316,8 @@ class Function:
         ]
         if concrete is None:
             concrete = self._concrete(args, kwargs, flat)
+        if concrete.has_checks:
+            execution.clear_failed_checks()
         while True:
             try:
                 results = self._execute(concrete, arg_tensors)
@@ -307,8 +326,11 @@ class Function:
                 self._variables.update(r.variables)
                 concrete = self._concrete(args, kwargs, flat, retrace=True, key=key)
         outs, new = results
+        # Written back even when a check failed: donated buffers hold nothing else now.
         for v, value in zip(concrete.variables, new):
             v._value = value
+        if concrete.has_checks:
+            execution.raise_failed_check()
         if concrete.out_tree is _SINGLE:
             return outs[0]
         it = iter(outs)

@@ -225,6 +225,23 @@ add = _binary("AddV2", jnp.add, operands=hinted_operands)
 subtract = _binary("Sub", jnp.subtract)
 multiply = _binary("Mul", jnp.multiply)
 _realdiv = _binary("RealDiv", jnp.true_divide, FLOAT)
+
+
+def _realdiv_any_fn(x, y):
+    dt = jnp.result_type(x, y)
+    if jnp.issubdtype(dt, jnp.integer):  # XLA's RealDiv kernel: truncating division
+        x, y = jnp.broadcast_arrays(jnp.asarray(x, dt), jnp.asarray(y, dt))
+        return jax.lax.div(x, y)
+    return jnp.true_divide(x, y)
+
+
+# TF's op takes integers too, though its CPU build has no kernel for them (NotFoundError);
+# this computes what TF's XLA kernel does.
+realdiv = _binary("RealDiv", _realdiv_any_fn, NUMERIC)
+realdiv.__doc__ = """``x / y`` elementwise for tensors of one dtype, with broadcasting (``tf.realdiv``).
+
+    Unlike ``truediv``, integers are not cast: their quotient is truncated toward zero.
+    """
 # TF registers no gradient for FloorDiv: the tape gives None through it.
 floordiv = _binary(
     "FloorDiv", jnp.floor_divide, "fiu", differentiable=False, check=_int_divisor_check("FloorDiv")
@@ -427,6 +444,40 @@ def scalar_mul(scalar, x, name=None):
     return multiply(s, x)
 
 
+_complex_op = Op("Complex", lambda re, im: jax.lax.complex(*jnp.broadcast_arrays(re, im)))
+
+
+def complex(real, imag, name=None):  # noqa: A001 - TF's name
+    """The complex tensor ``real + imag * 1j``, with broadcasting (``tf.complex``).
+
+    Args:
+        real: float32 or float64 values.
+        imag: values of ``real``'s dtype.
+        name: ignored (TF's op name).
+
+    Returns:
+        A complex64 tensor for float32 parts, complex128 for float64. The gradient of each
+        part is the real or the imaginary part of the upstream gradient, as TF's.
+
+    Raises:
+        TypeError: the parts' dtypes differ or are not float32/float64 (TF's text).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.complex(tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])).numpy()
+        array([1.+3.j, 2.+4.j], dtype=complex64)
+    """
+    re, im = to_tensor(real), to_tensor(imag)
+    if (re._v.dtype, im._v.dtype) not in _COMPLEX_PARTS:
+        raise TypeError(
+            f"The `real` and `imag` components have incorrect types: {re.dtype.name} "
+            f"{im.dtype.name}. They must be consistent, and one of [tf.float32, tf.float64]"
+        )
+    check_broadcast(re, im, "Complex")
+    return apply(_complex_op, (re, im))
+
+
+_COMPLEX_PARTS = {(np.dtype(t), np.dtype(t)) for t in ("float32", "float64")}
 _angle_op = Op("Angle", jnp.angle)
 
 

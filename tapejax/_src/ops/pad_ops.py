@@ -1,15 +1,16 @@
-"""Padding and rearranging elements along axes: ``pad``, ``reverse``, ``roll`` and
-``repeat``, with TF's checks.
+"""Padding and rearranging elements along axes: ``pad``, ``reverse``,
+``reverse_sequence``, ``roll`` and ``repeat``, with TF's checks.
 """
 
 from __future__ import annotations
 
 import builtins
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, execution
 from ..conversion import canonical_np_dtype, convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError, UnimplementedError
@@ -157,6 +158,100 @@ def reverse(tensor, axis, name=None):
             None, None, "reverse is not implemented for tensors of rank > 8. [Op:ReverseV2]"
         )
     return apply(_reverse_op, (x,), (("axis", tuple(seen)),))
+
+
+def _reverse_sequence_fn(x, lengths, *, seq_axis, batch_axis):
+    # Position t of batch row b along seq_axis reads position lengths[b] - 1 - t, for t
+    # below lengths[b]: a gather, whose gradient is the same reversal (TF's rule).
+    t = jax.lax.broadcasted_iota(lengths.dtype, x.shape, seq_axis)
+    shape = [1] * x.ndim
+    shape[batch_axis] = x.shape[batch_axis]
+    n = lengths.reshape(shape)
+    return jnp.take_along_axis(x, jnp.where(t < n, n - 1 - t, t), axis=seq_axis)
+
+
+_reverse_sequence_op = Op("ReverseSequence", _reverse_sequence_fn)
+
+
+def _sequence_error(text: str) -> InvalidArgumentError:
+    return InvalidArgumentError(None, None, f"{text} [Op:ReverseSequence]")
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None):  # noqa: A002
+    """Reverses the first ``seq_lengths[b]`` entries along ``seq_axis`` of each slice ``b``
+    along ``batch_axis`` (``tf.reverse_sequence``); the rest stays in place.
+
+    Args:
+        input: a tensor.
+        seq_lengths: a vector of int32/int64 lengths, one per ``batch_axis`` entry, each at
+            most ``input.shape[seq_axis]``.
+        seq_axis: the axis to reverse (required, non-negative).
+        batch_axis: the axis the lengths index (0 if None, non-negative).
+        name: ignored (TF's op name).
+
+    Returns:
+        A tensor of ``input``'s shape and dtype. The gradient is the upstream gradient
+        reversed the same way, as TF's.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.reverse_sequence([[1, 2, 3], [4, 5, 6]], [2, 3], seq_axis=1).numpy()
+        array([[2, 1, 3],
+               [6, 5, 4]], dtype=int32)
+    """
+    if seq_axis is None:
+        raise TypeError("Expected int for argument 'seq_dim' not None.")
+    batch_axis = 0 if batch_axis is None else batch_axis
+    x = to_tensor(input)
+    lengths = to_tensor(seq_lengths)
+    if lengths._v.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        name = "float" if lengths._v.dtype == np.float32 else lengths.dtype.name
+        raise _sequence_error(
+            f"Value for attr 'Tlen' of {name} is not in the list of allowed values: int32, int64"
+        )
+    n = x._v.ndim
+    if batch_axis < 0:
+        raise _sequence_error(f"Invalid batch_dim {batch_axis}")
+    if seq_axis < 0:
+        raise _sequence_error(f"Invalid seq_dim {seq_axis}")
+    if lengths._v.ndim != 1:
+        raise _sequence_error(f"seq_lengths must be 1-dim, not {lengths._v.ndim}")
+    if batch_axis == seq_axis:
+        raise _sequence_error(f"batch_dim == seq_dim == {seq_axis}")
+    if seq_axis >= n:
+        raise _sequence_error(f"seq_dim must be < input rank ( {seq_axis} vs. {n})")
+    if batch_axis >= n:
+        raise _sequence_error(f"batch_dim must be < input rank ( {batch_axis} vs. {n})")
+    batch, steps = x._v.shape[batch_axis], x._v.shape[seq_axis]
+    if lengths._v.shape[0] != batch:
+        raise _sequence_error(
+            f"Length of seq_lengths != input.dims({batch_axis}), "
+            f"({lengths._v.shape[0]} vs. {batch})"
+        )
+    host = _host(lengths)
+    if host is not None:
+        for b, length in enumerate(host.tolist()):
+            if length < 0:
+                raise _sequence_error(f"seq_lens({b}) < 0")
+            if length > steps:
+                raise _sequence_error(f"seq_lens({b}) > input.dims({seq_axis})")
+    else:
+        lv = lengths._value
+        execution.runtime_check(
+            jnp.all((lv >= 0) & (lv <= steps)),
+            (lv,),
+            lambda got: (
+                _sequence_error(
+                    next(
+                        f"seq_lens({b}) < 0" if v < 0 else f"seq_lens({b}) > input.dims({seq_axis})"
+                        for b, v in enumerate(got.tolist())
+                        if not 0 <= v <= steps
+                    )
+                ).message
+            ),
+        )
+    static = (("batch_axis", batch_axis), ("seq_axis", seq_axis))
+    return apply(_reverse_sequence_op, (x, lengths), static)
 
 
 _roll_op = Op("Roll", lambda x, *, shift, axis: jnp.roll(x, shift, axis))
