@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import sys
-import threading
 
 import jax
 import numpy as np
@@ -43,18 +42,12 @@ __all__ = [
 _run_eagerly = [False]
 
 
-class _Building(threading.local):
-    depth = 0
-
-
-_building = _Building()
-
-
 def building() -> bool:
     """Whether a ``tapejax.function`` is running its Python function on this thread (its
-    eager first call or a trace): where TF would be building a graph, so that objects
-    with graph semantics (``TensorArray``) follow them on every call alike."""
-    return _building.depth > 0
+    eager first call or a trace; not inside ``init_scope``): where TF would be building a
+    graph, so that objects with graph semantics (``TensorArray``) follow them on every
+    call alike."""
+    return not execution.executing_eagerly()
 
 
 _VARIABLE_CREATED_LATER = (
@@ -176,7 +169,6 @@ class _Concrete:
                 raise ValueError(_VARIABLE_CREATED_LATER)
 
             _creation_hooks.append(refuse)
-            _building.depth += 1
             try:
                 with (
                     binding.bound(variables, var_values),
@@ -195,7 +187,6 @@ class _Concrete:
                         self.has_checks = True
                         execution.clear_failed_checks()  # this program's run comes next
             finally:
-                _building.depth -= 1
                 _creation_hooks.remove(refuse)
                 watcher.restore()
             unbound = {i: v for i, v in watcher.touched.items() if i not in bound_ids}
@@ -283,12 +274,10 @@ class Function:
     def _first_call(self, args, kwargs):
         watcher = VariableWatcher()
         recorder.push(watcher)
-        _building.depth += 1
         try:
             with execution.function_body():
                 result = self._python_function(*args, **kwargs)
         finally:
-            _building.depth -= 1
             recorder.remove(watcher)
         _refuse_tensor_arrays(nest.flatten(result))
         self._variables.update(watcher.touched)
