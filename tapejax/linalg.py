@@ -16,6 +16,7 @@ from tapejax._src.ops.linalg_ops import (
     tensordot,
     trace,
 )
+from tapejax._src.ops.lu_ops import lu, lu_matrix_inverse, lu_reconstruct, lu_solve
 from tapejax._src.ops.norm_ops import global_norm, norm, normalize
 from tapejax._src.ops.reduction_ops import l2_normalize  # tf.linalg's is tf.math's
 from tapejax._src.ops.solver_ops import (
@@ -50,6 +51,10 @@ __all__ = [
     "l2_normalize",
     "logdet",
     "lstsq",
+    "lu",
+    "lu_matrix_inverse",
+    "lu_reconstruct",
+    "lu_solve",
     "matmul",
     "matrix_transpose",
     "matvec",

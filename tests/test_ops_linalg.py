@@ -179,6 +179,35 @@ def gauge(name, shapes, gen=rand, **kwargs):
     )
 
 
+def perm_of(shape):
+    """A fixed permutation per matrix of the batch: ``lu``'s ``p`` for factors of ``shape``."""
+    n = shape[-1]
+    rows = [np.roll(np.arange(n), k + 1) for k in range(int(np.prod(shape[:-2], dtype=int)))]
+    return np.array(rows, np.int32).reshape(shape[:-2] + (n,))
+
+
+def lu_args(dt, shape, rhs_cols=None):
+    """``(lower_upper, perm[, rhs])``: any matrix with a well-conditioned upper triangle is a
+    valid ``L + U - I``."""
+    args = (general(dt, shape), perm_of(shape))
+    if rhs_cols is not None:
+        args += (rand(dt, shape[:-1] + (rhs_cols,), seed=1),)
+    return args
+
+
+def lu_case(name, make, dtypes=FC, shapes=SQUARE, diff=(0,), **kwargs):
+    return Case(
+        name,
+        lambda dt, shape: (make(dt, shape), dict(kwargs)),
+        dtypes=dtypes,
+        shapes=shapes,
+        diff=diff,
+        x64=True,
+        rtol=1e-4,
+        atol=1e-5,
+    )
+
+
 def _list_of_arrays(dt, shape):
     return ([rand(dt, shape, 0), rand(dt, shape[:1], 1)],), {}
 
@@ -241,6 +270,19 @@ CASES = [
     gauge("linalg.eigh", SQUARE, gen=hermitian),
     gauge("linalg.eigh", ((3, 3),), gen=lower_only),
     one("linalg.pinv", ((4, 3), (2, 3, 5))),
+    # -- LU
+    square("linalg.lu", diff=False),
+    square("linalg.lu", diff=False, dtypes=("float32",), output_idx_type="int64"),
+    lu_case("linalg.lu_solve", lambda dt, s: lu_args(dt, s, 2), diff=(0, 2)),
+    lu_case(
+        "linalg.lu_solve",
+        lambda dt, s: (general(dt, s), perm_of(s), rand(dt, (2,) + s[-1:] + (1,), 1)),
+        dtypes=("float32",),
+        shapes=((3, 3),),
+        diff=(0, 2),
+    ),
+    lu_case("linalg.lu_reconstruct", lu_args),
+    lu_case("linalg.lu_matrix_inverse", lu_args),
     # -- diagonals, bands, transposes
     one("linalg.trace", ((3, 3), (2, 3, 4)), dtypes=("float32", "float64", "int32", "complex64")),
     one("linalg.diag", ((3,), (2, 3)), dtypes=("float32", "int32")),
@@ -373,7 +415,7 @@ CASES = [
 ]
 
 # TF registers no gradient for these (tapes give None).
-NOT_DIFFERENTIABLE: set = set()
+NOT_DIFFERENTIABLE: set = {"linalg.lu"}
 
 # Public ops whose comparison needs more than a Case: eigh's and svd's vectors are compared
 # through the ``GaugeFixed`` cases above (their wrapper is not the op itself).
@@ -554,6 +596,26 @@ def test_qr_gradient_of_wide_and_square_matrices_matches_tf():
             rand("float32", shape),
             atol=1e-4,
         )
+
+
+def test_lu_has_no_gradient_as_tf():
+    """TF registers none (its tape raises LookupError); tapejax's tape gives None."""
+    x = tapejax.constant(general("float32", (3, 3)))
+    with tapejax.GradientTape() as tape:
+        tape.watch(x)
+        lu, p = tapejax.linalg.lu(x)
+    assert tape.gradient(lu, x) is None
+    with pytest.raises(LookupError, match="gradient registry has no entry for: Lu"):
+        _tape_grad(tensorflow, lambda tf, x: tf.linalg.lu(x)[0], x.numpy())
+
+
+def test_lu_factors_reconstruct_and_solve(x64):
+    a = general("float64", (2, 4, 4)) - 4 * np.eye(4)  # pivoting needed
+    lu, p = tapejax.linalg.lu(a)
+    np.testing.assert_allclose(tapejax.linalg.lu_reconstruct(lu, p).numpy(), a, atol=1e-12)
+    b = rand("float64", (2, 4, 3))
+    np.testing.assert_allclose(tapejax.linalg.lu_solve(lu, p, b).numpy(), np.linalg.solve(a, b))
+    np.testing.assert_allclose(tapejax.linalg.lu_matrix_inverse(lu, p).numpy(), np.linalg.inv(a))
 
 
 def test_inv_raises_only_in_eager_mode():
@@ -932,6 +994,110 @@ ERRORS = [
         lambda tf: tf.norm(tf.ones([3, 3], tf.bfloat16), ord=2, axis=[0, 1]),
         IAE,
         r"Value for attr 'T' of bfloat16 is not in the list of allowed values: double, float, half, complex64, complex128",
+    ),
+    (lambda tf: tf.linalg.lu(tf.ones([2, 3])), IAE, r"Input matrix must be square\. \[Op:Lu\]"),
+    (
+        lambda tf: tf.linalg.lu(tf.ones([3])),
+        IAE,
+        r"Input tensor must have rank >= 2, got 1 \[Op:Lu\]",
+    ),
+    (lambda tf: tf.linalg.lu(tf.ones([2, 2])), IAE, r"Input is not invertible\. \[Op:Lu\]"),
+    (
+        lambda tf: tf.linalg.lu(tf.ones([2, 2], tf.int32)),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, half, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.lu(tf.eye(2), output_idx_type=tf.int16),
+        IAE,
+        r"Value for attr 'output_idx_type' of int16 is not in the list of allowed values: int32, int64",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [0, 1], tf.ones([2])),
+        "ValueError",
+        r"Input `rhs` must have at least 2 dimensions\.",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [0, 1], tf.ones([3, 1])),
+        "ValueError",
+        r"`lower_upper\.shape\[-1\]` must equal `rhs\.shape\[-1\]`\.",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [[0, 1]], tf.ones([2, 1])),
+        "ValueError",
+        r"`rank\(lower_upper\)` must equal `rank\(perm\) \+ 1`",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [0, 1], tf.ones([2, 1], tf.float64)),
+        IAE,
+        r"cannot compute MatrixTriangularSolve as input #1\(zero-based\) was expected to be a float tensor but is a double tensor",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [0, 5], tf.ones([2, 1])),
+        IAE,
+        r"indices\[1\] = 5 is not in \[0, 2\)",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(
+            tf.eye(2, batch_shape=[3]), tf.zeros([3, 2], tf.int32) + [0, 7], tf.ones([3, 2, 1])
+        ),
+        IAE,
+        r"indices\[2,1\] = \[2, 7\] does not index into param shape \[3,2,1\], node name: GatherNd",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2, batch_shape=[3]), [[0, 1]] * 2, tf.ones([3, 2, 1])),
+        IAE,
+        r"Incompatible shapes: \[3\] vs\. \[2\]",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2, batch_shape=[2]), [[0, 1]], tf.ones([3, 2, 1])),
+        IAE,
+        r"In\[0\] and In\[1\] must have compatible batch dimensions: \[2,2,2\] vs\. \[3,2,1\]",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [0.0, 1.0], tf.ones([2, 1])),
+        IAE,
+        r"Value for attr 'Tindices' of float is not in the list of allowed values: int16, int32, int64",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.ones([2]), [0, 1]),
+        "ValueError",
+        r"Input `lower_upper` must have at least 2 dimensions\.",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.ones([2, 3]), [0, 1]),
+        "ValueError",
+        r"`lower_upper` must be square\.",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.eye(2), [1, 5]),
+        IAE,
+        r"5 is not between 0 and 2 \[Op:InvertPermutation\]",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.eye(2), [1, 1]),
+        IAE,
+        r"1 is duplicated in the input\. \[Op:InvertPermutation\]",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.eye(2, batch_shape=[3]), [[0, 1]] * 2),
+        IAE,
+        r"Input to reshape is a tensor with 4 values, but the requested shape has 6",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.eye(2), [0.0, 1.0]),
+        IAE,
+        r"Value for attr 'T' of float is not in the list of allowed values: int32, int64",
+    ),
+    (
+        lambda tf: tf.linalg.lu_matrix_inverse(tf.ones([2, 2], tf.int32), [0, 1]),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: bfloat16, double, float, half, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.lu_matrix_inverse(tf.eye(2, batch_shape=[3]), [[0, 1]] * 2),
+        IAE,
+        r"Incompatible shapes: \[3\] vs\. \[2\]",
     ),
     # Gradients TF's rules refuse.
     (
