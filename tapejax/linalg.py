@@ -31,10 +31,18 @@ from tapejax._src.ops.solver_ops import (
     solve,
     triangular_solve,
 )
+from tapejax._src.ops.structured_ops import (
+    banded_triangular_solve,
+    tensor_diag,
+    tensor_diag_part,
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
 
 __all__ = [
     "adjoint",
     "band_part",
+    "banded_triangular_solve",
     "cholesky",
     "cholesky_solve",
     "cross",
@@ -66,9 +74,13 @@ __all__ = [
     "slogdet",
     "solve",
     "svd",
+    "tensor_diag",
+    "tensor_diag_part",
     "tensordot",
     "trace",
     "triangular_solve",
+    "tridiagonal_matmul",
+    "tridiagonal_solve",
 ]
 
 # Names of this namespace that TF also exports at top level as the same function

@@ -208,6 +208,51 @@ def lu_case(name, make, dtypes=FC, shapes=SQUARE, diff=(0,), **kwargs):
     )
 
 
+def tridiagonal(dt, shape, seed=0, boost=4.0):
+    """Compact diagonals ``[..., 3, M]``, ``boost`` added to the diagonal: 4 makes the matrix
+    diagonally dominant; with less, TF's pivoting swaps rows."""
+    d = rand(dt, shape, seed)
+    d[..., 1, :] += boost
+    return d
+
+
+def with_rhs(make_a, cols=2, vector=False, transpose=False):
+    """``(a, rhs)`` for a tridiagonal or banded ``a`` of ``shape``: rhs ``[..., M, cols]``."""
+
+    def make(dt, shape):
+        m = shape[-1]
+        tail = (m,) if vector else (cols, m) if transpose else (m, cols)
+        return make_a(dt, shape), rand(dt, shape[:-2] + tail, seed=1)
+
+    return make
+
+
+def structured(name, make, dtypes=FC, shapes=((3, 4), (2, 3, 4)), diff=(0, 1), **kwargs):
+    return Case(
+        name,
+        lambda dt, shape: (make(dt, shape), dict(kwargs)),
+        dtypes=dtypes,
+        shapes=shapes,
+        diff=diff,
+        x64=True,
+        rtol=1e-4,
+        atol=1e-5,
+    )
+
+
+def bands(dt, shape, lower=True):
+    """``[..., K, M]`` bands of a well-conditioned triangular matrix (diagonal row + 3)."""
+    b = rand(dt, shape)
+    b[..., 0 if lower else -1, :] += 3
+    return b
+
+
+def sequence_of(dt, shape):
+    """TF's 'sequence' format: superdiagonal M - 1 long, diagonal, subdiagonal M long."""
+    d = tridiagonal(dt, shape)
+    return [d[..., 0, :-1], d[..., 1, :], d[..., 2, :]]
+
+
 def _list_of_arrays(dt, shape):
     return ([rand(dt, shape, 0), rand(dt, shape[:1], 1)],), {}
 
@@ -283,6 +328,89 @@ CASES = [
     ),
     lu_case("linalg.lu_reconstruct", lu_args),
     lu_case("linalg.lu_matrix_inverse", lu_args),
+    # -- tensor diagonals, tridiagonal and banded matrices
+    one("linalg.tensor_diag", ((3,), (2, 3)), dtypes=("float32", "float64", "int32", "complex64")),
+    one(
+        "linalg.tensor_diag_part", ((3, 3), (2, 3, 2, 3)), dtypes=("float32", "int32", "complex64")
+    ),
+    structured("linalg.tridiagonal_matmul", with_rhs(rand)),
+    structured(
+        "linalg.tridiagonal_matmul",
+        lambda dt, s: (rand(dt, s), rand(dt, s[:-1] + (2,), 1)),
+        dtypes=F,
+        shapes=((4, 4), (2, 4, 4)),
+        diagonals_format="matrix",
+    ),
+    structured(
+        "linalg.tridiagonal_matmul",
+        lambda dt, s: (
+            [rand(dt, s[:-2] + s[-1:], k) for k in range(3)],
+            rand(dt, s[:-2] + (s[-1], 2), 3),
+        ),
+        dtypes=("float32",),
+        diff=(1,),
+        diagonals_format="sequence",
+    ),
+    structured("linalg.tridiagonal_solve", with_rhs(tridiagonal)),
+    structured("linalg.tridiagonal_solve", with_rhs(tridiagonal), partial_pivoting=False),
+    structured(
+        "linalg.tridiagonal_solve",
+        with_rhs(lambda dt, s: tridiagonal(dt, s, boost=0.0)),
+        dtypes=F,
+        shapes=((3, 5), (2, 3, 6)),
+    ),
+    structured(
+        "linalg.tridiagonal_solve",
+        with_rhs(lambda dt, s: tridiagonal(dt, s, boost=1.0)),
+        dtypes=F,
+        shapes=((3, 5),),
+        partial_pivoting=False,
+    ),
+    structured("linalg.tridiagonal_solve", with_rhs(tridiagonal, vector=True), dtypes=F),
+    structured(
+        "linalg.tridiagonal_solve",
+        with_rhs(tridiagonal, transpose=True),
+        dtypes=("float32", "complex64"),
+        transpose_rhs=True,
+        conjugate_rhs=True,
+    ),
+    structured(
+        "linalg.tridiagonal_solve",
+        with_rhs(tridiagonal, vector=True),
+        dtypes=("complex64",),
+        conjugate_rhs=True,
+    ),
+    structured(
+        "linalg.tridiagonal_solve",
+        lambda dt, s: (general(dt, s), rand(dt, s[:-1] + (2,), 1)),
+        dtypes=F,
+        shapes=((4, 4), (2, 4, 4)),
+        diagonals_format="matrix",
+    ),
+    structured(
+        "linalg.tridiagonal_solve",
+        lambda dt, s: (sequence_of(dt, s), rand(dt, s[:-2] + (s[-1], 2), 1)),
+        dtypes=("float32",),
+        diff=(1,),
+        diagonals_format="sequence",
+    ),
+    structured("linalg.banded_triangular_solve", with_rhs(bands)),
+    structured(
+        "linalg.banded_triangular_solve",
+        with_rhs(lambda dt, s: bands(dt, s, lower=False)),
+        lower=False,
+        adjoint=True,
+    ),
+    structured(
+        "linalg.banded_triangular_solve",
+        lambda dt, s: (bands(dt, s), rand(dt, (2,) + s[-1:] + (1,), 1)),
+        dtypes=F,
+        shapes=((2, 4), (3, 4)),
+    ),
+    # More bands than rows: TF's values (its gradient fails in MatrixDiagPartV3 there).
+    structured(
+        "linalg.banded_triangular_solve", with_rhs(bands), dtypes=F, shapes=((5, 4),), diff=()
+    ),
     # -- diagonals, bands, transposes
     one("linalg.trace", ((3, 3), (2, 3, 4)), dtypes=("float32", "float64", "int32", "complex64")),
     one("linalg.diag", ((3,), (2, 3)), dtypes=("float32", "int32")),
@@ -616,6 +744,59 @@ def test_lu_factors_reconstruct_and_solve(x64):
     b = rand("float64", (2, 4, 3))
     np.testing.assert_allclose(tapejax.linalg.lu_solve(lu, p, b).numpy(), np.linalg.solve(a, b))
     np.testing.assert_allclose(tapejax.linalg.lu_matrix_inverse(lu, p).numpy(), np.linalg.inv(a))
+
+
+def test_tridiagonal_solve_fails_as_tfs_algorithms():
+    """A zero pivot gives TF's all-NaN result; pivoting avoids one that Thomas hits."""
+    d = tapejax.constant([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
+    rhs = tapejax.ones([3, 1])
+    thomas = tapejax.linalg.tridiagonal_solve(d, rhs, partial_pivoting=False)
+    assert np.all(np.isnan(thomas.numpy()))
+    pivoted = tapejax.linalg.tridiagonal_solve(d, rhs)
+    np.testing.assert_array_equal(pivoted.numpy(), [[0.0], [1.0], [0.0]])
+    singular = tapejax.linalg.tridiagonal_solve(tapejax.zeros([2, 3, 4]), tapejax.ones([2, 4, 1]))
+    assert np.all(np.isnan(singular.numpy()))
+
+
+def test_tridiagonal_solve_perturb_singular_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="perturb_singular"):
+        tapejax.linalg.tridiagonal_solve(
+            tapejax.ones([3, 4]), tapejax.ones([4, 1]), perturb_singular=True
+        )
+
+
+def test_tridiagonal_solve_complex_gradient_is_tfs():
+    """TF's rule transposes the matrix without conjugating it (not the usual convention)."""
+    d = tridiagonal("complex64", (3, 5))
+    r = rand("complex64", (5, 2), 1)
+
+    def loss(tf, x):
+        y = tf.linalg.tridiagonal_solve(x, tf.constant(r))
+        return tf.math.real(y * tf.math.conj(y))
+
+    _same_as_tf(loss, d)
+
+
+def test_structured_ops_trace_under_jit():
+    d, r = tridiagonal("float32", (2, 3, 5)), rand("float32", (2, 5, 2), 1)
+    for pivoting in (True, False):
+        f = jax.jit(
+            lambda d, r, p=pivoting: (
+                tapejax.linalg.tridiagonal_solve(d, r, partial_pivoting=p)._value
+            )
+        )
+        np.testing.assert_allclose(
+            f(d, r),
+            tensorflow.linalg.tridiagonal_solve(
+                tensorflow.constant(d), tensorflow.constant(r), partial_pivoting=pivoting
+            ),
+            rtol=1e-5,
+        )
+    b = bands("float32", (2, 5))
+    g = jax.jit(lambda b, r: tapejax.linalg.banded_triangular_solve(b, r)._value)
+    np.testing.assert_allclose(
+        g(b, r[0]), tensorflow.linalg.banded_triangular_solve(b, r[0]), rtol=1e-5
+    )
 
 
 def test_inv_raises_only_in_eager_mode():
@@ -1098,6 +1279,176 @@ ERRORS = [
         lambda tf: tf.linalg.lu_matrix_inverse(tf.eye(2, batch_shape=[3]), [[0, 1]] * 2),
         IAE,
         r"Incompatible shapes: \[3\] vs\. \[2\]",
+    ),
+    (
+        lambda tf: tf.linalg.tensor_diag(tf.constant(1.0)),
+        IAE,
+        r"Input must be at least rank 1, got 0 \[Op:Diag\]",
+    ),
+    (
+        lambda tf: tf.linalg.tensor_diag(tf.ones([2], tf.bool)),
+        IAE,
+        r"Value for attr 'T' of bool is not in the list of allowed values: bfloat16, half, float, double, int32, int64, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.tensor_diag_part(tf.ones([2, 3, 2])),
+        IAE,
+        r"The rank of the tensor should be +even and positive, got shape \[2,3,2\] \[Op:DiagPart\]",
+    ),
+    (
+        lambda tf: tf.linalg.tensor_diag_part(tf.ones([2, 3, 3, 2])),
+        IAE,
+        r"Invalid shape \[2,3,3,2\]: dimensions 0 and 2 do not match\.",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(tf.ones([3, 4]), tf.ones([4])),
+        IAE,
+        r"All input tensors must have the same rank\. \[Op:TridiagonalMatMul\]",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(tf.ones([3, 4]), tf.ones([3, 2])),
+        IAE,
+        r"Invalid superdiagonal shape\. \[Op:TridiagonalMatMul\]",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(tf.ones([2, 3, 4]), tf.ones([3, 4, 2])),
+        IAE,
+        r"All input tensors must have the same outer dimensions\.",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(tf.ones([2, 4]), tf.ones([4, 2])),
+        IAE,
+        r"slice index 2 of dimension 0 out of bounds\. \[Op:StridedSlice\]",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(
+            tf.ones([3, 4], tf.int32), tf.ones([4, 2], tf.int32)
+        ),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(tf.ones([3, 4]), tf.ones([4, 2], tf.float64)),
+        IAE,
+        r"cannot compute TridiagonalMatMul as input #3\(zero-based\) was expected to be a float tensor but is a double tensor",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(
+            tf.ones([3, 4]), tf.ones([4, 2]), diagonals_format="foo"
+        ),
+        "ValueError",
+        r"Unrecognized diagonals_format: foo",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(
+            tf.ones([4, 3]), tf.ones([4, 2]), diagonals_format="matrix"
+        ),
+        "ValueError",
+        r"Expected last two dimensions of diagonals to be same, got 3 and 4",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([3, 4]), tf.ones([3, 2])),
+        "ValueError",
+        r"Expected number of left-hand sided and right-hand sides to be equal, got 4 and 3",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([2, 4]), tf.ones([4, 2])),
+        "ValueError",
+        r"Expected 3 diagonals got 2",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([4]), tf.ones([4, 2])),
+        "ValueError",
+        r"Expected diagonals to have rank at least 2, got 1",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([3, 4]), tf.ones([2, 2, 4, 2])),
+        "ValueError",
+        r"Expected the rank of rhs to be 1 or 2, got 4",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([2, 3, 4]), tf.ones([3, 4, 2])),
+        "ValueError",
+        r"Batch shapes \(2,\) and \(3,\) are incompatible",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(
+            tf.ones([3, 4]), tf.ones([4, 2]), partial_pivoting=False, perturb_singular=True
+        ),
+        "ValueError",
+        r"partial_pivoting must be True if perturb_singular is\.",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(
+            [tf.ones([4]), tf.ones([4])], tf.ones([4, 2]), diagonals_format="sequence"
+        ),
+        "ValueError",
+        r"Expected diagonals to be a sequence of length 3\.",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(
+            [tf.ones([2]), tf.ones([4]), tf.ones([4])], tf.ones([4, 2]), diagonals_format="sequence"
+        ),
+        "ValueError",
+        r"Expected superdiagonal to be have length 4 or 3, got 2\.",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(
+            [tf.ones([3]), tf.ones([4]), tf.ones([2, 3])],
+            tf.ones([4, 2]),
+            diagonals_format="sequence",
+        ),
+        "ValueError",
+        r"Tensors representing the three diagonals must have the same shape,except for the last dimension, got \(2, 3\), \(4,\), \(3,\)",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(
+            tf.ones([3, 4], tf.int32), tf.ones([4, 2], tf.int32)
+        ),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([3, 4]), tf.ones([4, 2], tf.float64)),
+        IAE,
+        r"cannot compute TridiagonalSolve as input #1\(zero-based\) was expected to be a float tensor but is a double tensor",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.ones([2, 3]), tf.ones([3])),
+        IAE,
+        r"In\[1\] ndims must be >= 2: 1 \[Op:BandedTriangularSolve\]",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.ones([2, 3]), tf.ones([2, 1])),
+        IAE,
+        r"In\[0\] mismatch In\[1\] shape: 3 vs\. 2: \[2,3\] \[2,1\] 1 0",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.ones([2, 2, 3]), tf.ones([3, 3, 1])),
+        IAE,
+        r"In\[0\] and In\[1\] must have compatible batch dimensions: \[2,2,3\] vs\. \[3,3,1\]",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.zeros([2, 3]), tf.ones([3, 1])),
+        IAE,
+        r"Input matrix is not invertible\. \[Op:BandedTriangularSolve\]",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.ones([0, 3]), tf.ones([3, 1])),
+        IAE,
+        r"In\[0\] must not be an empty tensor: Tensor<type: float shape: \[0,3\] values: >",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.ones([2, 3]), tf.ones([3, 1], tf.float64)),
+        IAE,
+        r"cannot compute BandedTriangularSolve as input #1\(zero-based\) was expected to be a float tensor but is a double tensor",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(
+            tf.ones([2, 3], tf.int32), tf.ones([3, 1], tf.int32)
+        ),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, half, complex64, complex128",
     ),
     # Gradients TF's rules refuse.
     (
