@@ -31,6 +31,7 @@ from tapejax._src.ops.solver_ops import (
     solve,
     triangular_solve,
 )
+from tapejax._src.ops.spectral_ops import eig, eigvals, matrix_rank, sqrtm
 from tapejax._src.ops.structured_ops import (
     banded_triangular_solve,
     tensor_diag,
@@ -49,7 +50,9 @@ __all__ = [
     "det",
     "diag",
     "diag_part",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "einsum",
     "expm",
@@ -64,6 +67,7 @@ __all__ = [
     "lu_reconstruct",
     "lu_solve",
     "matmul",
+    "matrix_rank",
     "matrix_transpose",
     "matvec",
     "norm",
@@ -73,6 +77,7 @@ __all__ = [
     "set_diag",
     "slogdet",
     "solve",
+    "sqrtm",
     "svd",
     "tensor_diag",
     "tensor_diag_part",

@@ -23,6 +23,7 @@ from jax.test_util import check_grads
 
 import tapejax
 import tapejax.linalg
+from tapejax._src.ops import spectral_ops
 
 tensorflow = pytest.importorskip("tensorflow")
 
@@ -164,6 +165,46 @@ class GaugeFixed(Case):
             return s, fw.concat(u_, -1), fw.concat(v_, -1)
 
         return fixed
+
+
+@dataclasses.dataclass(frozen=True)
+class PhaseFixed(Case):
+    """A Case for ``eig``/``eigvals``: eigenvectors are unit columns unique up to a phase,
+    and a real matrix's eigenvalues come in its Schur form's order (Eigen's and LAPACK's
+    differ in both), so eigenvalues are sorted (by real part, then imaginary) and each
+    column rotated to a real positive first entry."""
+
+    def op(self, fw):
+        f = super().op(fw)
+
+        def fixed(*args, **kwargs):
+            out = f(*args, **kwargs)
+            e, v = out if isinstance(out, tuple) else (out, None)
+            key = fw.math.real(e) + 1e-3 * fw.math.imag(e)
+            order = fw.argsort(key, axis=-1)
+            e = fw.gather(e, order, axis=-1, batch_dims=e.shape.rank - 1)
+            if v is None:
+                return e
+            v = fw.gather(v, order, axis=-1, batch_dims=e.shape.rank - 1)
+            first = v[..., :1, :]
+            return e, v * fw.math.conj(first) / fw.cast(fw.abs(first), v.dtype)
+
+        return fixed
+
+
+def nonsymmetric(dt, shape, seed=0):
+    """A general matrix with well-separated eigenvalues: near ±1.5i, 4, 6, ... (a real one has
+    a complex-conjugate pair)."""
+    n = shape[-1]
+    base = np.diag(np.arange(n) * 2.0)
+    base[:2, :2] = [[0.0, -1.5], [1.5, 0.0]]
+    return (
+        base + 0.3 * rand("complex128" if np.dtype(dt).kind == "c" else "float64", shape, seed)
+    ).astype(dt)
+
+
+def low_rank(dt, shape, rank=2):
+    return (rand(dt, shape[:-1] + (rank,)) @ rand(dt, shape[:-2] + (rank, shape[-1]), 1)).astype(dt)
 
 
 def gauge(name, shapes, gen=rand, **kwargs):
@@ -315,6 +356,48 @@ CASES = [
     gauge("linalg.eigh", SQUARE, gen=hermitian),
     gauge("linalg.eigh", ((3, 3),), gen=lower_only),
     one("linalg.pinv", ((4, 3), (2, 3, 5))),
+    # -- general eigenproblems, square roots, rank
+    PhaseFixed(
+        "linalg.eig",
+        lambda dt, s: ((nonsymmetric(dt, s),), {}),
+        dtypes=("float32", "float64", "complex64"),
+        shapes=((4, 4), (2, 3, 3)),
+        diff=(0,),
+        x64=True,
+        rtol=2e-4,
+        atol=2e-5,
+    ),
+    PhaseFixed(
+        "linalg.eigvals",
+        lambda dt, s: ((nonsymmetric(dt, s),), {}),
+        dtypes=("float32", "float64", "complex64"),
+        shapes=((4, 4), (2, 3, 3)),
+        diff=(0,),
+        x64=True,
+        rtol=2e-4,
+        atol=2e-5,
+    ),
+    square("linalg.eigvals", gen=rand, dtypes=("complex64",), shapes=((4, 4), (2, 3, 3))),
+    PhaseFixed(
+        "linalg.eig",
+        lambda dt, s: ((rand(dt, s),), {}),
+        dtypes=("float32", "complex64"),
+        shapes=((2, 4, 4),),
+        x64=True,
+        rtol=2e-4,
+        atol=2e-5,
+    ),
+    square("linalg.sqrtm", gen=spd),
+    square("linalg.sqrtm", gen=general),
+    square(
+        "linalg.sqrtm",
+        gen=lambda dt, s: np.diag([4.0, 9.0, 1.0]).astype(dt) - 2 * np.eye(3, k=1),
+        dtypes=F,
+        shapes=((3, 3),),
+    ),
+    square("linalg.matrix_rank", gen=low_rank, dtypes=F, shapes=((3, 4), (2, 4, 4)), diff=False),
+    square("linalg.matrix_rank", gen=low_rank, dtypes=F, shapes=((2, 4, 4),), diff=False, tol=0.5),
+    square("linalg.matrix_rank", gen=general, dtypes=("float32",), shapes=((3, 3),), diff=False),
     # -- LU
     square("linalg.lu", diff=False),
     square("linalg.lu", diff=False, dtypes=("float32",), output_idx_type="int64"),
@@ -543,11 +626,12 @@ CASES = [
 ]
 
 # TF registers no gradient for these (tapes give None).
-NOT_DIFFERENTIABLE: set = {"linalg.lu"}
+NOT_DIFFERENTIABLE: set = {"linalg.lu", "linalg.matrix_rank"}
 
-# Public ops whose comparison needs more than a Case: eigh's and svd's vectors are compared
-# through the ``GaugeFixed`` cases above (their wrapper is not the op itself).
-OTHERWISE_TESTED = {"linalg.eigh"}
+# Public ops whose comparison needs more than a Case: eigh's, svd's and eig's vectors are
+# compared through the ``GaugeFixed`` and ``PhaseFixed`` cases above (their wrapper is not
+# the op itself).
+OTHERWISE_TESTED = {"linalg.eigh", "linalg.eig"}  # eigvals: complex Cases are plain
 
 # TF's gradient here is deliberately not the derivative of the forward function (Cholesky
 # reads one triangle but TF's gradient is symmetric): checked on symmetric inputs below.
@@ -797,6 +881,61 @@ def test_structured_ops_trace_under_jit():
     np.testing.assert_allclose(
         g(b, r[0]), tensorflow.linalg.banded_triangular_solve(b, r[0]), rtol=1e-5
     )
+
+
+def test_sqrtm_is_nan_where_tfs_real_arithmetic_is():
+    """A negative real eigenvalue (TF's real Schur method takes its square root) and 0 / 0
+    from a repeated zero eigenvalue give NaN; complex eigenvalues of a real matrix do not."""
+    for m in ([[-1.0, 0.0], [0.0, 4.0]], [[1.0, 2.0], [3.0, -4.0]], [[0.0, 0.0], [0.0, 0.0]]):
+        want = tensorflow.linalg.sqrtm(tensorflow.constant(m)).numpy()
+        got = tapejax.linalg.sqrtm(m).numpy()
+        assert np.all(np.isnan(want)) and np.all(np.isnan(got))
+    rotation = [[0.0, -1.0], [1.0, 0.0]]
+    np.testing.assert_allclose(
+        tapejax.linalg.sqrtm(rotation).numpy(),
+        tensorflow.linalg.sqrtm(tensorflow.constant(rotation)).numpy(),
+        atol=1e-6,
+    )
+
+
+def test_sqrtm_and_eig_complex_gradients_are_tfs():
+    """sqrtm's rule transposes without conjugating (TF's, not the usual convention); eig's
+    and eigvals' follow the usual one."""
+    a = spd("complex64", (3, 3))
+    w = rand("complex64", (3, 3), 2)
+    _same_as_tf(lambda tf, x: tf.math.real(tf.linalg.sqrtm(x) * w), a)
+    b = nonsymmetric("complex64", (3, 3))
+    _same_as_tf(lambda tf, x: tf.math.real(tf.linalg.eigvals(x) * w[0]), b)
+    _same_as_tf(lambda tf, x: tf.abs(tf.linalg.eig(x)[1]) * tf.math.real(w), b)
+
+
+def test_eig_degenerate_eigenvalues_give_tfs_finite_gradient():
+    a = np.diag([1.0, 1.0, 3.0]).astype("float32")
+    got = _same_as_tf(lambda tf, x: tf.math.real(tf.linalg.eigvals(x)), a)
+    np.testing.assert_allclose(got, np.eye(3), atol=1e-6)
+    got = _same_as_tf(lambda tf, x: tf.abs(tf.linalg.eig(x)[1]), a)
+    assert np.all(np.isfinite(got))
+
+
+def test_eig_and_sqrtm_on_a_backend_without_them_say_so():
+    x = tapejax.constant(general("float32", (2, 2)))
+    with pytest.raises(
+        NotImplementedError,
+        match=r"tapejax\.linalg\.sqrtm needs JAX's tpu backend .* but runs on 'cpu'",
+    ):
+        spectral_ops._require_backend(x, "sqrtm", ("tpu",))
+
+
+def test_spectral_ops_trace_under_jit():
+    a = nonsymmetric("float32", (2, 3, 3))
+    f = jax.jit(lambda a: tapejax.linalg.eigvals(a)._value)
+    np.testing.assert_allclose(f(a), tapejax.linalg.eigvals(a).numpy(), rtol=1e-5)
+    g = jax.jit(lambda a: tapejax.linalg.sqrtm(a)._value)
+    np.testing.assert_allclose(
+        g(spd("float32", (3, 3))), tapejax.linalg.sqrtm(spd("float32", (3, 3))).numpy(), rtol=1e-5
+    )
+    h = jax.jit(lambda a: tapejax.linalg.matrix_rank(a)._value)
+    assert h(low_rank("float32", (4, 4))) == 2
 
 
 def test_inv_raises_only_in_eager_mode():
@@ -1449,6 +1588,46 @@ ERRORS = [
         ),
         IAE,
         r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, half, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.eig(tf.ones([2, 3])),
+        IAE,
+        r"Input matrix must be square\. \[Op:Eig\]",
+    ),
+    (
+        lambda tf: tf.linalg.eigvals(tf.ones([3])),
+        IAE,
+        r"Input tensor 0 must have rank >= 2, got 1 \[Op:Eig\]",
+    ),
+    (
+        lambda tf: tf.linalg.eig(tf.ones([2, 2], tf.int32)),
+        "UnboundLocalError",
+        r"cannot access local variable 'out_dtype' where it is not associated with a value",
+    ),
+    (
+        lambda tf: tf.linalg.sqrtm(tf.ones([2, 3])),
+        IAE,
+        r"Input matrix must be square\. \[Op:MatrixSquareRoot\]",
+    ),
+    (
+        lambda tf: tf.linalg.sqrtm(tf.ones([2])),
+        IAE,
+        r"Input tensor 0 must have rank >= 2, got 1 \[Op:MatrixSquareRoot\]",
+    ),
+    (
+        lambda tf: tf.linalg.sqrtm(tf.ones([2, 2], tf.int32)),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, half, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.matrix_rank(tf.ones([2, 2], tf.int32)),
+        "TypeError",
+        r"Input `a` must have `float`-like `dtype` \(saw int32\)\.",
+    ),
+    (
+        lambda tf: tf.linalg.matrix_rank(tf.ones([2])),
+        "ValueError",
+        r"Input `a` must have at least 2 dimensions \(saw: 1\)\.",
     ),
     # Gradients TF's rules refuse.
     (
