@@ -1,5 +1,20 @@
-"""``tf.image``: resizing, flips, crops and colour conversions."""
+"""``tf.image``: resizing, flips, crops, geometry, quality measures and colour conversions."""
 
+from tapejax._src.ops.image_geometry_ops import (
+    crop_and_resize,
+    extract_patches,
+    resize_with_pad,
+    rot90,
+    transpose,
+)
+from tapejax._src.ops.image_metrics_ops import (
+    image_gradients,
+    psnr,
+    sobel_edges,
+    ssim,
+    ssim_multiscale,
+    total_variation,
+)
 from tapejax._src.ops.image_ops import (
     ResizeMethod,
     adjust_brightness,
@@ -25,15 +40,26 @@ __all__ = [
     "adjust_contrast",
     "central_crop",
     "convert_image_dtype",
+    "crop_and_resize",
     "crop_to_bounding_box",
+    "extract_patches",
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
+    "image_gradients",
     "pad_to_bounding_box",
     "per_image_standardization",
+    "psnr",
     "random_flip_left_right",
     "random_flip_up_down",
     "resize",
     "resize_with_crop_or_pad",
+    "resize_with_pad",
     "rgb_to_grayscale",
+    "rot90",
+    "sobel_edges",
+    "ssim",
+    "ssim_multiscale",
+    "total_variation",
+    "transpose",
 ]
