@@ -1,5 +1,16 @@
 """``tf.image``: resizing, flips, crops, geometry, quality measures and colour conversions."""
 
+from tapejax._src.ops.image_color_ops import (
+    adjust_gamma,
+    adjust_hue,
+    adjust_saturation,
+    hsv_to_rgb,
+    rgb_to_hsv,
+    rgb_to_yiq,
+    rgb_to_yuv,
+    yiq_to_rgb,
+    yuv_to_rgb,
+)
 from tapejax._src.ops.image_geometry_ops import (
     crop_and_resize,
     extract_patches,
@@ -38,6 +49,9 @@ __all__ = [
     "ResizeMethod",
     "adjust_brightness",
     "adjust_contrast",
+    "adjust_gamma",
+    "adjust_hue",
+    "adjust_saturation",
     "central_crop",
     "convert_image_dtype",
     "crop_and_resize",
@@ -46,6 +60,7 @@ __all__ = [
     "flip_left_right",
     "flip_up_down",
     "grayscale_to_rgb",
+    "hsv_to_rgb",
     "image_gradients",
     "pad_to_bounding_box",
     "per_image_standardization",
@@ -56,10 +71,15 @@ __all__ = [
     "resize_with_crop_or_pad",
     "resize_with_pad",
     "rgb_to_grayscale",
+    "rgb_to_hsv",
+    "rgb_to_yiq",
+    "rgb_to_yuv",
     "rot90",
     "sobel_edges",
     "ssim",
     "ssim_multiscale",
     "total_variation",
     "transpose",
+    "yiq_to_rgb",
+    "yuv_to_rgb",
 ]

@@ -28,7 +28,7 @@ from opcheck import (
 
 import tapejax
 import tapejax.image
-from tapejax._src.ops import image_geometry_ops, image_metrics_ops, image_ops
+from tapejax._src.ops import image_color_ops, image_geometry_ops, image_metrics_ops, image_ops
 
 tensorflow = pytest.importorskip("tensorflow")
 
@@ -86,7 +86,59 @@ def crops(dt, shape, size=(3, 4)):
     return (image(dt, shape), BOXES, np.array([0, 1, 1, 0], np.int32), np.array(size, np.int32))
 
 
+def colours(dt, shape, seed=0):
+    """RGB pixels with ties (greys, two equal channels each way) and a black one."""
+    x = image(dt, shape, seed)
+    flat = x.reshape(-1, 3)
+    top = 1.0 if np.dtype(dt).kind == "f" else 200
+    flat[:5] = [
+        [top / 2] * 3,
+        [top, top, top / 4],
+        [top / 4, top, top],
+        [top, top / 4, top],
+        [0, 0, 0],
+    ]
+    return flat.reshape(shape)
+
+
 CASES = [
+    # -- colour
+    on_image("image.rgb_to_hsv", dtypes=("float32", "float64")),
+    on_image("image.rgb_to_hsv", dtypes=("float32",), shapes=((3,), (2, 3))),
+    Case("image.rgb_to_hsv", lambda dt, shape: ((colours(dt, shape),), {}), shapes=((2, 4, 5, 3),)),
+    on_image("image.hsv_to_rgb", diff=False, dtypes=("float32", "float64")),
+    *(
+        on_image(f"image.{name}", dtypes=("float32", "float64"), shapes=IMAGES + ((3,),))
+        for name in ("rgb_to_yiq", "yiq_to_rgb", "rgb_to_yuv", "yuv_to_rgb")
+    ),
+    *(
+        Case(
+            "image.adjust_hue",
+            lambda dt, shape, d=d: ((colours(dt, shape), d), {}),
+            dtypes=("float32", "uint8", "float64"),
+            shapes=IMAGES,
+            x64=True,
+        )
+        for d in (0.2, -0.7, 1.0)
+    ),
+    *(
+        Case(
+            "image.adjust_saturation",
+            lambda dt, shape, f=f: ((colours(dt, shape), f), {}),
+            dtypes=("float32", "uint8", "float64"),
+            shapes=IMAGES,
+            x64=True,
+        )
+        for f in (0.0, 0.6, 2.5)
+    ),
+    on_image("image.adjust_gamma", gamma=0.5, gain=2.0),
+    on_image("image.adjust_gamma", dtypes=("float64", "int32"), gamma=2.2),
+    Case(
+        "image.adjust_gamma",
+        lambda dt, shape: ((image(dt, shape), np.float32(1.3), np.float32(0.7)), {}),
+        shapes=IMAGES,
+        diff=(0, 1, 2),
+    ),
     # -- geometry
     on_image("image.rot90", dtypes=("float32", "uint8")),
     on_image("image.rot90", k=2, shapes=((2, 4, 5, 3),)),
@@ -293,6 +345,7 @@ CASES = [
 # float64 runs on their float64 cores below instead.
 CASTS_TO_FLOAT32 = {
     "image.resize",
+    "image.adjust_gamma",
     "image.resize_with_pad",
     "image.crop_and_resize",
     "image.psnr",
@@ -302,6 +355,10 @@ CASTS_TO_FLOAT32 = {
     "image.rgb_to_grayscale",
     "image.adjust_brightness",
 }
+
+# TF registers no gradient for these (HSVToRGB: none; AdjustHue, AdjustSaturation: its tape
+# raises LookupError): tapes give None, tested below.
+NOT_DIFFERENTIABLE = {"image.hsv_to_rgb", "image.adjust_hue", "image.adjust_saturation"}
 
 OTHERWISE_TESTED = {
     "image.random_flip_left_right",
@@ -325,7 +382,9 @@ def test_tape_gradients_match_tf(case):
     check_tape_gradients(case)
 
 
-@pytest.mark.parametrize("case", first_of_each_op(CASES, CASTS_TO_FLOAT32), ids=case_id)
+@pytest.mark.parametrize(
+    "case", first_of_each_op(CASES, CASTS_TO_FLOAT32 | NOT_DIFFERENTIABLE), ids=case_id
+)
 def test_pure_function_gradients_are_numerically_right(case, x64):
     check_pure_gradients(case, order=1)
 
@@ -343,6 +402,7 @@ CORES = [
     ("standardization", image_ops._standardize_fn),
     ("grayscale", image_ops._gray_op.fn),
     ("contrast", lambda x: image_ops._contrast_fn(x, np.float64(1.7))),
+    ("rgb_to_hsv", image_color_ops._rgb_to_hsv),
     ("psnr", lambda x: image_metrics_ops._psnr_fn(x, x[::-1] * 0.9, np.float64(1.0))),
     (
         "ssim",
@@ -370,6 +430,30 @@ CORES = [
 def test_float64_cores_have_right_gradients(name, fn, x64):
     x = arr("float64", (2, 4, 5, 3), 0.0, 1.0)
     check_grads(fn, (x,), order=2, modes=["rev"], atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(NOT_DIFFERENTIABLE))
+def test_ops_tf_has_no_gradient_for_give_none(name):
+    x = tapejax.constant(colours("float32", (2, 3, 3)))
+    args = {"image.adjust_hue": (0.2,), "image.adjust_saturation": (1.5,)}.get(name, ())
+    with tapejax.GradientTape() as tape:
+        tape.watch(x)
+        y = getattr(tapejax.image, name.split(".")[1])(x, *args)
+    assert tape.gradient(y, x) is None
+
+
+def test_rgb_to_hsv_gradient_at_ties_is_tfs_formula():
+    """TF's registered formula breaks ties R > G > B and divides with div_no_nan."""
+    x = tensorflow.constant(colours("float32", (3, 4, 3)))
+    w = tensorflow.constant(image("float32", (3, 4, 3), seed=4))
+    grads = []
+    for fw in (tensorflow, tapejax):
+        v = fw.constant(x.numpy())
+        with fw.GradientTape() as tape:
+            tape.watch(v)
+            loss = fw.reduce_sum(fw.image.rgb_to_hsv(v) * w.numpy())
+        grads.append(tape.gradient(loss, v).numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
 
 
 def test_adjust_contrast_gradient_is_the_formulas():
@@ -673,6 +757,61 @@ ERRORS = [
         lambda tf: tf.image.resize_with_crop_or_pad(IM(tf), 3, 0),
         "ValueError",
         r"target_width must be > 0\.",
+    ),
+    (
+        lambda tf: tf.image.rgb_to_hsv(tf.ones([4, 5, 2])),
+        "FailedPreconditionError",
+        r"input must have 3 channels but input only has 2 channels\. \[Op:RGBToHSV\]",
+    ),
+    (
+        lambda tf: tf.image.hsv_to_rgb(tf.ones([4, 5, 3], tf.uint8)),
+        IAE,
+        r"Value for attr 'T' of uint8 is not in the list of allowed values: half, bfloat16, float, double",
+    ),
+    (
+        lambda tf: tf.image.rgb_to_yiq(tf.ones([4, 5, 2])),
+        IAE,
+        r"Matrix size-incompatible: In\[0\]: \[20,2\], In\[1\]: \[3,3\]",
+    ),
+    (
+        lambda tf: tf.image.rgb_to_yuv(tf.ones([4, 5, 3], tf.int32)),
+        "TypeError",
+        r"Cannot convert \[\[0\.299, -0\.14714119, 0\.61497538\], .* to EagerTensor of dtype int32",
+    ),
+    (
+        lambda tf: tf.image.adjust_gamma(IM(tf), -1.0),
+        "ValueError",
+        r"Gamma should be a non-negative real number\.",
+    ),
+    (
+        lambda tf: tf.image.adjust_gamma(IM(tf), tf.constant(-2.0)),
+        IAE,
+        r"Expected 'tf\.Tensor\(False, shape=\(\), dtype=bool\)' to be true\. Summarized data: b'Gamma should be a non-negative real number\.'",
+    ),
+    (
+        lambda tf: tf.image.adjust_hue(IM(tf), 1.5),
+        "ValueError",
+        r"delta must be in the interval \[-1, 1\]",
+    ),
+    (
+        lambda tf: tf.image.adjust_hue(tf.ones([5, 3]), 0.2),
+        IAE,
+        r"input must be at least 3-D, got shape\[5,3\] \[Op:AdjustHue\]",
+    ),
+    (
+        lambda tf: tf.image.adjust_hue(tf.ones([4, 5, 2]), 0.2),
+        IAE,
+        r"input must have 3 channels but instead has 2 channels\. \[Op:AdjustHue\]",
+    ),
+    (
+        lambda tf: tf.image.adjust_saturation(IM(tf), [2.0, 1.0]),
+        IAE,
+        r"scale must be scalar: \[2\] \[Op:AdjustSaturation\]",
+    ),
+    (
+        lambda tf: tf.image.adjust_saturation(tf.ones([4, 5, 2]), 2.0),
+        IAE,
+        r"input must have 3 channels but instead has 2 channels\. \[Op:AdjustSaturation\]",
     ),
     (
         lambda tf: tf.image.rot90(tf.ones([2, 2])),
