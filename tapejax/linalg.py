@@ -16,6 +16,7 @@ from tapejax._src.ops.linalg_ops import (
     tensordot,
     trace,
 )
+from tapejax._src.ops.lu_ops import lu, lu_matrix_inverse, lu_reconstruct, lu_solve
 from tapejax._src.ops.norm_ops import global_norm, norm, normalize
 from tapejax._src.ops.reduction_ops import l2_normalize  # tf.linalg's is tf.math's
 from tapejax._src.ops.solver_ops import (
@@ -30,17 +31,28 @@ from tapejax._src.ops.solver_ops import (
     solve,
     triangular_solve,
 )
+from tapejax._src.ops.spectral_ops import eig, eigvals, matrix_rank, sqrtm
+from tapejax._src.ops.structured_ops import (
+    banded_triangular_solve,
+    tensor_diag,
+    tensor_diag_part,
+    tridiagonal_matmul,
+    tridiagonal_solve,
+)
 
 __all__ = [
     "adjoint",
     "band_part",
+    "banded_triangular_solve",
     "cholesky",
     "cholesky_solve",
     "cross",
     "det",
     "diag",
     "diag_part",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "einsum",
     "expm",
@@ -50,7 +62,12 @@ __all__ = [
     "l2_normalize",
     "logdet",
     "lstsq",
+    "lu",
+    "lu_matrix_inverse",
+    "lu_reconstruct",
+    "lu_solve",
     "matmul",
+    "matrix_rank",
     "matrix_transpose",
     "matvec",
     "norm",
@@ -60,10 +77,15 @@ __all__ = [
     "set_diag",
     "slogdet",
     "solve",
+    "sqrtm",
     "svd",
+    "tensor_diag",
+    "tensor_diag_part",
     "tensordot",
     "trace",
     "triangular_solve",
+    "tridiagonal_matmul",
+    "tridiagonal_solve",
 ]
 
 # Names of this namespace that TF also exports at top level as the same function

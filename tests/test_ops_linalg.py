@@ -23,6 +23,7 @@ from jax.test_util import check_grads
 
 import tapejax
 import tapejax.linalg
+from tapejax._src.ops import spectral_ops
 
 tensorflow = pytest.importorskip("tensorflow")
 
@@ -166,6 +167,46 @@ class GaugeFixed(Case):
         return fixed
 
 
+@dataclasses.dataclass(frozen=True)
+class PhaseFixed(Case):
+    """A Case for ``eig``/``eigvals``: eigenvectors are unit columns unique up to a phase,
+    and a real matrix's eigenvalues come in its Schur form's order (Eigen's and LAPACK's
+    differ in both), so eigenvalues are sorted (by real part, then imaginary) and each
+    column rotated to a real positive first entry."""
+
+    def op(self, fw):
+        f = super().op(fw)
+
+        def fixed(*args, **kwargs):
+            out = f(*args, **kwargs)
+            e, v = out if isinstance(out, tuple) else (out, None)
+            key = fw.math.real(e) + 1e-3 * fw.math.imag(e)
+            order = fw.argsort(key, axis=-1)
+            e = fw.gather(e, order, axis=-1, batch_dims=e.shape.rank - 1)
+            if v is None:
+                return e
+            v = fw.gather(v, order, axis=-1, batch_dims=e.shape.rank - 1)
+            first = v[..., :1, :]
+            return e, v * fw.math.conj(first) / fw.cast(fw.abs(first), v.dtype)
+
+        return fixed
+
+
+def nonsymmetric(dt, shape, seed=0):
+    """A general matrix with well-separated eigenvalues: near ±1.5i, 4, 6, ... (a real one has
+    a complex-conjugate pair)."""
+    n = shape[-1]
+    base = np.diag(np.arange(n) * 2.0)
+    base[:2, :2] = [[0.0, -1.5], [1.5, 0.0]]
+    return (
+        base + 0.3 * rand("complex128" if np.dtype(dt).kind == "c" else "float64", shape, seed)
+    ).astype(dt)
+
+
+def low_rank(dt, shape, rank=2):
+    return (rand(dt, shape[:-1] + (rank,)) @ rand(dt, shape[:-2] + (rank, shape[-1]), 1)).astype(dt)
+
+
 def gauge(name, shapes, gen=rand, **kwargs):
     return GaugeFixed(
         name,
@@ -177,6 +218,80 @@ def gauge(name, shapes, gen=rand, **kwargs):
         rtol=2e-4,
         atol=2e-5,
     )
+
+
+def perm_of(shape):
+    """A fixed permutation per matrix of the batch: ``lu``'s ``p`` for factors of ``shape``."""
+    n = shape[-1]
+    rows = [np.roll(np.arange(n), k + 1) for k in range(int(np.prod(shape[:-2], dtype=int)))]
+    return np.array(rows, np.int32).reshape(shape[:-2] + (n,))
+
+
+def lu_args(dt, shape, rhs_cols=None):
+    """``(lower_upper, perm[, rhs])``: any matrix with a well-conditioned upper triangle is a
+    valid ``L + U - I``."""
+    args = (general(dt, shape), perm_of(shape))
+    if rhs_cols is not None:
+        args += (rand(dt, shape[:-1] + (rhs_cols,), seed=1),)
+    return args
+
+
+def lu_case(name, make, dtypes=FC, shapes=SQUARE, diff=(0,), **kwargs):
+    return Case(
+        name,
+        lambda dt, shape: (make(dt, shape), dict(kwargs)),
+        dtypes=dtypes,
+        shapes=shapes,
+        diff=diff,
+        x64=True,
+        rtol=1e-4,
+        atol=1e-5,
+    )
+
+
+def tridiagonal(dt, shape, seed=0, boost=4.0):
+    """Compact diagonals ``[..., 3, M]``, ``boost`` added to the diagonal: 4 makes the matrix
+    diagonally dominant; with less, TF's pivoting swaps rows."""
+    d = rand(dt, shape, seed)
+    d[..., 1, :] += boost
+    return d
+
+
+def with_rhs(make_a, cols=2, vector=False, transpose=False):
+    """``(a, rhs)`` for a tridiagonal or banded ``a`` of ``shape``: rhs ``[..., M, cols]``."""
+
+    def make(dt, shape):
+        m = shape[-1]
+        tail = (m,) if vector else (cols, m) if transpose else (m, cols)
+        return make_a(dt, shape), rand(dt, shape[:-2] + tail, seed=1)
+
+    return make
+
+
+def structured(name, make, dtypes=FC, shapes=((3, 4), (2, 3, 4)), diff=(0, 1), **kwargs):
+    return Case(
+        name,
+        lambda dt, shape: (make(dt, shape), dict(kwargs)),
+        dtypes=dtypes,
+        shapes=shapes,
+        diff=diff,
+        x64=True,
+        rtol=1e-4,
+        atol=1e-5,
+    )
+
+
+def bands(dt, shape, lower=True):
+    """``[..., K, M]`` bands of a well-conditioned triangular matrix (diagonal row + 3)."""
+    b = rand(dt, shape)
+    b[..., 0 if lower else -1, :] += 3
+    return b
+
+
+def sequence_of(dt, shape):
+    """TF's 'sequence' format: superdiagonal M - 1 long, diagonal, subdiagonal M long."""
+    d = tridiagonal(dt, shape)
+    return [d[..., 0, :-1], d[..., 1, :], d[..., 2, :]]
 
 
 def _list_of_arrays(dt, shape):
@@ -241,6 +356,144 @@ CASES = [
     gauge("linalg.eigh", SQUARE, gen=hermitian),
     gauge("linalg.eigh", ((3, 3),), gen=lower_only),
     one("linalg.pinv", ((4, 3), (2, 3, 5))),
+    # -- general eigenproblems, square roots, rank
+    PhaseFixed(
+        "linalg.eig",
+        lambda dt, s: ((nonsymmetric(dt, s),), {}),
+        dtypes=("float32", "float64", "complex64"),
+        shapes=((4, 4), (2, 3, 3)),
+        diff=(0,),
+        x64=True,
+        rtol=2e-4,
+        atol=2e-5,
+    ),
+    PhaseFixed(
+        "linalg.eigvals",
+        lambda dt, s: ((nonsymmetric(dt, s),), {}),
+        dtypes=("float32", "float64", "complex64"),
+        shapes=((4, 4), (2, 3, 3)),
+        diff=(0,),
+        x64=True,
+        rtol=2e-4,
+        atol=2e-5,
+    ),
+    square("linalg.eigvals", gen=rand, dtypes=("complex64",), shapes=((4, 4), (2, 3, 3))),
+    PhaseFixed(
+        "linalg.eig",
+        lambda dt, s: ((rand(dt, s),), {}),
+        dtypes=("float32", "complex64"),
+        shapes=((2, 4, 4),),
+        x64=True,
+        rtol=2e-4,
+        atol=2e-5,
+    ),
+    square("linalg.sqrtm", gen=spd),
+    square("linalg.sqrtm", gen=general),
+    square(
+        "linalg.sqrtm",
+        gen=lambda dt, s: (np.diag([4.0, 9.0, 1.0]) - 2 * np.eye(3, k=1)).astype(dt),
+        dtypes=F,
+        shapes=((3, 3),),
+    ),
+    square("linalg.matrix_rank", gen=low_rank, dtypes=F, shapes=((3, 4), (2, 4, 4)), diff=False),
+    square("linalg.matrix_rank", gen=low_rank, dtypes=F, shapes=((2, 4, 4),), diff=False, tol=0.5),
+    square("linalg.matrix_rank", gen=general, dtypes=("float32",), shapes=((3, 3),), diff=False),
+    # -- LU
+    square("linalg.lu", diff=False),
+    square("linalg.lu", diff=False, dtypes=("float32",), output_idx_type="int64"),
+    lu_case("linalg.lu_solve", lambda dt, s: lu_args(dt, s, 2), diff=(0, 2)),
+    lu_case(
+        "linalg.lu_solve",
+        lambda dt, s: (general(dt, s), perm_of(s), rand(dt, (2,) + s[-1:] + (1,), 1)),
+        dtypes=("float32",),
+        shapes=((3, 3),),
+        diff=(0, 2),
+    ),
+    lu_case("linalg.lu_reconstruct", lu_args),
+    lu_case("linalg.lu_matrix_inverse", lu_args),
+    # -- tensor diagonals, tridiagonal and banded matrices
+    one("linalg.tensor_diag", ((3,), (2, 3)), dtypes=("float32", "float64", "int32", "complex64")),
+    one(
+        "linalg.tensor_diag_part", ((3, 3), (2, 3, 2, 3)), dtypes=("float32", "int32", "complex64")
+    ),
+    structured("linalg.tridiagonal_matmul", with_rhs(rand)),
+    structured(
+        "linalg.tridiagonal_matmul",
+        lambda dt, s: (rand(dt, s), rand(dt, s[:-1] + (2,), 1)),
+        dtypes=F,
+        shapes=((4, 4), (2, 4, 4)),
+        diagonals_format="matrix",
+    ),
+    structured(
+        "linalg.tridiagonal_matmul",
+        lambda dt, s: (
+            [rand(dt, s[:-2] + s[-1:], k) for k in range(3)],
+            rand(dt, s[:-2] + (s[-1], 2), 3),
+        ),
+        dtypes=("float32",),
+        diff=(1,),
+        diagonals_format="sequence",
+    ),
+    structured("linalg.tridiagonal_solve", with_rhs(tridiagonal)),
+    structured("linalg.tridiagonal_solve", with_rhs(tridiagonal), partial_pivoting=False),
+    structured(
+        "linalg.tridiagonal_solve",
+        with_rhs(lambda dt, s: tridiagonal(dt, s, boost=0.0)),
+        dtypes=F,
+        shapes=((3, 5), (2, 3, 6)),
+    ),
+    structured(
+        "linalg.tridiagonal_solve",
+        with_rhs(lambda dt, s: tridiagonal(dt, s, boost=1.0)),
+        dtypes=F,
+        shapes=((3, 5),),
+        partial_pivoting=False,
+    ),
+    structured("linalg.tridiagonal_solve", with_rhs(tridiagonal, vector=True), dtypes=F),
+    structured(
+        "linalg.tridiagonal_solve",
+        with_rhs(tridiagonal, transpose=True),
+        dtypes=("float32", "complex64"),
+        transpose_rhs=True,
+        conjugate_rhs=True,
+    ),
+    structured(
+        "linalg.tridiagonal_solve",
+        with_rhs(tridiagonal, vector=True),
+        dtypes=("complex64",),
+        conjugate_rhs=True,
+    ),
+    structured(
+        "linalg.tridiagonal_solve",
+        lambda dt, s: (general(dt, s), rand(dt, s[:-1] + (2,), 1)),
+        dtypes=F,
+        shapes=((4, 4), (2, 4, 4)),
+        diagonals_format="matrix",
+    ),
+    structured(
+        "linalg.tridiagonal_solve",
+        lambda dt, s: (sequence_of(dt, s), rand(dt, s[:-2] + (s[-1], 2), 1)),
+        dtypes=("float32",),
+        diff=(1,),
+        diagonals_format="sequence",
+    ),
+    structured("linalg.banded_triangular_solve", with_rhs(bands)),
+    structured(
+        "linalg.banded_triangular_solve",
+        with_rhs(lambda dt, s: bands(dt, s, lower=False)),
+        lower=False,
+        adjoint=True,
+    ),
+    structured(
+        "linalg.banded_triangular_solve",
+        lambda dt, s: (bands(dt, s), rand(dt, (2,) + s[-1:] + (1,), 1)),
+        dtypes=F,
+        shapes=((2, 4), (3, 4)),
+    ),
+    # More bands than rows: TF's values (its gradient fails in MatrixDiagPartV3 there).
+    structured(
+        "linalg.banded_triangular_solve", with_rhs(bands), dtypes=F, shapes=((5, 4),), diff=()
+    ),
     # -- diagonals, bands, transposes
     one("linalg.trace", ((3, 3), (2, 3, 4)), dtypes=("float32", "float64", "int32", "complex64")),
     one("linalg.diag", ((3,), (2, 3)), dtypes=("float32", "int32")),
@@ -373,11 +626,12 @@ CASES = [
 ]
 
 # TF registers no gradient for these (tapes give None).
-NOT_DIFFERENTIABLE: set = set()
+NOT_DIFFERENTIABLE: set = {"linalg.lu", "linalg.matrix_rank"}
 
-# Public ops whose comparison needs more than a Case: eigh's and svd's vectors are compared
-# through the ``GaugeFixed`` cases above (their wrapper is not the op itself).
-OTHERWISE_TESTED = {"linalg.eigh"}
+# Public ops whose comparison needs more than a Case: eigh's, svd's and eig's vectors are
+# compared through the ``GaugeFixed`` and ``PhaseFixed`` cases above (their wrapper is not
+# the op itself).
+OTHERWISE_TESTED = {"linalg.eigh", "linalg.eig"}  # eigvals: complex Cases are plain
 
 # TF's gradient here is deliberately not the derivative of the forward function (Cholesky
 # reads one triangle but TF's gradient is symmetric): checked on symmetric inputs below.
@@ -408,12 +662,23 @@ def test_pure_function_gradients_are_numerically_right(case, x64):
     check_pure_gradients(case, order=1)
 
 
+# Ops with many Cases (formats, flags) whose second derivatives are slow to compile: their
+# second order is checked on their first Case only.
+_SECOND_ORDER_ONCE = {"linalg.tridiagonal_solve", "linalg.sqrtm", "linalg.banded_triangular_solve"}
+
+
+def _second_order_cases():
+    seen = set()
+    for c in grad_cases(CASES):
+        if c.name in _SYMMETRIZED | NOT_DIFFERENTIABLE or c.name in seen:
+            continue
+        if c.name in _SECOND_ORDER_ONCE:
+            seen.add(c.name)
+        yield c
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "case",
-    [c for c in grad_cases(CASES) if c.name not in _SYMMETRIZED | NOT_DIFFERENTIABLE],
-    ids=case_id,
-)
+@pytest.mark.parametrize("case", list(_second_order_cases()), ids=case_id)
 def test_pure_function_second_order_gradients_are_numerically_right(case, x64):
     check_pure_gradients(case, order=2)
 
@@ -554,6 +819,134 @@ def test_qr_gradient_of_wide_and_square_matrices_matches_tf():
             rand("float32", shape),
             atol=1e-4,
         )
+
+
+def test_lu_has_no_gradient_as_tf():
+    """TF registers none (its tape raises LookupError); tapejax's tape gives None."""
+    x = tapejax.constant(general("float32", (3, 3)))
+    with tapejax.GradientTape() as tape:
+        tape.watch(x)
+        lu, p = tapejax.linalg.lu(x)
+    assert tape.gradient(lu, x) is None
+    with pytest.raises(LookupError, match="gradient registry has no entry for: Lu"):
+        _tape_grad(tensorflow, lambda tf, x: tf.linalg.lu(x)[0], x.numpy())
+
+
+def test_lu_factors_reconstruct_and_solve(x64):
+    a = general("float64", (2, 4, 4)) - 4 * np.eye(4)  # pivoting needed
+    lu, p = tapejax.linalg.lu(a)
+    np.testing.assert_allclose(tapejax.linalg.lu_reconstruct(lu, p).numpy(), a, atol=1e-12)
+    b = rand("float64", (2, 4, 3))
+    np.testing.assert_allclose(tapejax.linalg.lu_solve(lu, p, b).numpy(), np.linalg.solve(a, b))
+    np.testing.assert_allclose(tapejax.linalg.lu_matrix_inverse(lu, p).numpy(), np.linalg.inv(a))
+
+
+def test_tridiagonal_solve_fails_as_tfs_algorithms():
+    """A zero pivot gives TF's all-NaN result; pivoting avoids one that Thomas hits."""
+    d = tapejax.constant([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
+    rhs = tapejax.ones([3, 1])
+    thomas = tapejax.linalg.tridiagonal_solve(d, rhs, partial_pivoting=False)
+    assert np.all(np.isnan(thomas.numpy()))
+    pivoted = tapejax.linalg.tridiagonal_solve(d, rhs)
+    np.testing.assert_array_equal(pivoted.numpy(), [[0.0], [1.0], [0.0]])
+    singular = tapejax.linalg.tridiagonal_solve(tapejax.zeros([2, 3, 4]), tapejax.ones([2, 4, 1]))
+    assert np.all(np.isnan(singular.numpy()))
+
+
+def test_tridiagonal_solve_perturb_singular_is_not_implemented():
+    with pytest.raises(NotImplementedError, match="perturb_singular"):
+        tapejax.linalg.tridiagonal_solve(
+            tapejax.ones([3, 4]), tapejax.ones([4, 1]), perturb_singular=True
+        )
+
+
+def test_tridiagonal_solve_complex_gradient_is_tfs():
+    """TF's rule transposes the matrix without conjugating it (not the usual convention)."""
+    d = tridiagonal("complex64", (3, 5))
+    r = rand("complex64", (5, 2), 1)
+
+    def loss(tf, x):
+        y = tf.linalg.tridiagonal_solve(x, tf.constant(r))
+        return tf.math.real(y * tf.math.conj(y))
+
+    _same_as_tf(loss, d)
+
+
+def test_structured_ops_trace_under_jit():
+    d, r = tridiagonal("float32", (2, 3, 5)), rand("float32", (2, 5, 2), 1)
+    for pivoting in (True, False):
+        f = jax.jit(
+            lambda d, r, p=pivoting: (
+                tapejax.linalg.tridiagonal_solve(d, r, partial_pivoting=p)._value
+            )
+        )
+        np.testing.assert_allclose(
+            f(d, r),
+            tensorflow.linalg.tridiagonal_solve(
+                tensorflow.constant(d), tensorflow.constant(r), partial_pivoting=pivoting
+            ),
+            rtol=1e-5,
+        )
+    b = bands("float32", (2, 5))
+    g = jax.jit(lambda b, r: tapejax.linalg.banded_triangular_solve(b, r)._value)
+    np.testing.assert_allclose(
+        g(b, r[0]), tensorflow.linalg.banded_triangular_solve(b, r[0]), rtol=1e-5
+    )
+
+
+def test_sqrtm_is_nan_where_tfs_real_arithmetic_is():
+    """A negative real eigenvalue (TF's real Schur method takes its square root) and 0 / 0
+    from a repeated zero eigenvalue give NaN; complex eigenvalues of a real matrix do not."""
+    for m in ([[-1.0, 0.0], [0.0, 4.0]], [[1.0, 2.0], [3.0, -4.0]], [[0.0, 0.0], [0.0, 0.0]]):
+        want = tensorflow.linalg.sqrtm(tensorflow.constant(m)).numpy()
+        got = tapejax.linalg.sqrtm(m).numpy()
+        assert np.all(np.isnan(want)) and np.all(np.isnan(got))
+    rotation = [[0.0, -1.0], [1.0, 0.0]]
+    np.testing.assert_allclose(
+        tapejax.linalg.sqrtm(rotation).numpy(),
+        tensorflow.linalg.sqrtm(tensorflow.constant(rotation)).numpy(),
+        atol=1e-6,
+    )
+
+
+def test_sqrtm_and_eig_complex_gradients_are_tfs():
+    """sqrtm's rule transposes without conjugating (TF's, not the usual convention); eig's
+    and eigvals' follow the usual one."""
+    a = spd("complex64", (3, 3))
+    w = rand("complex64", (3, 3), 2)
+    _same_as_tf(lambda tf, x: tf.math.real(tf.linalg.sqrtm(x) * w), a)
+    b = nonsymmetric("complex64", (3, 3))
+    _same_as_tf(lambda tf, x: tf.math.real(tf.linalg.eigvals(x) * w[0]), b)
+    _same_as_tf(lambda tf, x: tf.abs(tf.linalg.eig(x)[1]) * tf.math.real(w), b)
+
+
+def test_eig_degenerate_eigenvalues_give_tfs_finite_gradient():
+    a = np.diag([1.0, 1.0, 3.0]).astype("float32")
+    got = _same_as_tf(lambda tf, x: tf.math.real(tf.linalg.eigvals(x)), a)
+    np.testing.assert_allclose(got, np.eye(3), atol=1e-6)
+    got = _same_as_tf(lambda tf, x: tf.abs(tf.linalg.eig(x)[1]), a)
+    assert np.all(np.isfinite(got))
+
+
+def test_eig_and_sqrtm_on_a_backend_without_them_say_so():
+    x = tapejax.constant(general("float32", (2, 2)))
+    with pytest.raises(
+        NotImplementedError,
+        match=r"tapejax\.linalg\.sqrtm needs JAX's tpu backend .* but runs on 'cpu'",
+    ):
+        spectral_ops._require_backend(x, "sqrtm", ("tpu",))
+
+
+def test_spectral_ops_trace_under_jit():
+    a = nonsymmetric("float32", (2, 3, 3))
+    f = jax.jit(lambda a: tapejax.linalg.eigvals(a)._value)
+    np.testing.assert_allclose(f(a), tapejax.linalg.eigvals(a).numpy(), rtol=1e-5)
+    g = jax.jit(lambda a: tapejax.linalg.sqrtm(a)._value)
+    np.testing.assert_allclose(
+        g(spd("float32", (3, 3))), tapejax.linalg.sqrtm(spd("float32", (3, 3))).numpy(), rtol=1e-5
+    )
+    h = jax.jit(lambda a: tapejax.linalg.matrix_rank(a)._value)
+    assert h(low_rank("float32", (4, 4))) == 2
 
 
 def test_inv_raises_only_in_eager_mode():
@@ -932,6 +1325,320 @@ ERRORS = [
         lambda tf: tf.norm(tf.ones([3, 3], tf.bfloat16), ord=2, axis=[0, 1]),
         IAE,
         r"Value for attr 'T' of bfloat16 is not in the list of allowed values: double, float, half, complex64, complex128",
+    ),
+    (lambda tf: tf.linalg.lu(tf.ones([2, 3])), IAE, r"Input matrix must be square\. \[Op:Lu\]"),
+    (
+        lambda tf: tf.linalg.lu(tf.ones([3])),
+        IAE,
+        r"Input tensor must have rank >= 2, got 1 \[Op:Lu\]",
+    ),
+    (lambda tf: tf.linalg.lu(tf.ones([2, 2])), IAE, r"Input is not invertible\. \[Op:Lu\]"),
+    (
+        lambda tf: tf.linalg.lu(tf.ones([2, 2], tf.int32)),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, half, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.lu(tf.eye(2), output_idx_type=tf.int16),
+        IAE,
+        r"Value for attr 'output_idx_type' of int16 is not in the list of allowed values: int32, int64",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [0, 1], tf.ones([2])),
+        "ValueError",
+        r"Input `rhs` must have at least 2 dimensions\.",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [0, 1], tf.ones([3, 1])),
+        "ValueError",
+        r"`lower_upper\.shape\[-1\]` must equal `rhs\.shape\[-1\]`\.",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [[0, 1]], tf.ones([2, 1])),
+        "ValueError",
+        r"`rank\(lower_upper\)` must equal `rank\(perm\) \+ 1`",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [0, 1], tf.ones([2, 1], tf.float64)),
+        IAE,
+        r"cannot compute MatrixTriangularSolve as input #1\(zero-based\) was expected to be a float tensor but is a double tensor",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [0, 5], tf.ones([2, 1])),
+        IAE,
+        r"indices\[1\] = 5 is not in \[0, 2\)",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(
+            tf.eye(2, batch_shape=[3]), tf.zeros([3, 2], tf.int32) + [0, 7], tf.ones([3, 2, 1])
+        ),
+        IAE,
+        r"indices\[2,1\] = \[2, 7\] does not index into param shape \[3,2,1\], node name: GatherNd",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2, batch_shape=[3]), [[0, 1]] * 2, tf.ones([3, 2, 1])),
+        IAE,
+        r"Incompatible shapes: \[3\] vs\. \[2\]",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2, batch_shape=[2]), [[0, 1]], tf.ones([3, 2, 1])),
+        IAE,
+        r"In\[0\] and In\[1\] must have compatible batch dimensions: \[2,2,2\] vs\. \[3,2,1\]",
+    ),
+    (
+        lambda tf: tf.linalg.lu_solve(tf.eye(2), [0.0, 1.0], tf.ones([2, 1])),
+        IAE,
+        r"Value for attr 'Tindices' of float is not in the list of allowed values: int16, int32, int64",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.ones([2]), [0, 1]),
+        "ValueError",
+        r"Input `lower_upper` must have at least 2 dimensions\.",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.ones([2, 3]), [0, 1]),
+        "ValueError",
+        r"`lower_upper` must be square\.",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.eye(2), [1, 5]),
+        IAE,
+        r"5 is not between 0 and 2 \[Op:InvertPermutation\]",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.eye(2), [1, 1]),
+        IAE,
+        r"1 is duplicated in the input\. \[Op:InvertPermutation\]",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.eye(2, batch_shape=[3]), [[0, 1]] * 2),
+        IAE,
+        r"Input to reshape is a tensor with 4 values, but the requested shape has 6",
+    ),
+    (
+        lambda tf: tf.linalg.lu_reconstruct(tf.eye(2), [0.0, 1.0]),
+        IAE,
+        r"Value for attr 'T' of float is not in the list of allowed values: int32, int64",
+    ),
+    (
+        lambda tf: tf.linalg.lu_matrix_inverse(tf.ones([2, 2], tf.int32), [0, 1]),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: bfloat16, double, float, half, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.lu_matrix_inverse(tf.eye(2, batch_shape=[3]), [[0, 1]] * 2),
+        IAE,
+        r"Incompatible shapes: \[3\] vs\. \[2\]",
+    ),
+    (
+        lambda tf: tf.linalg.tensor_diag(tf.constant(1.0)),
+        IAE,
+        r"Input must be at least rank 1, got 0 \[Op:Diag\]",
+    ),
+    (
+        lambda tf: tf.linalg.tensor_diag(tf.ones([2], tf.bool)),
+        IAE,
+        r"Value for attr 'T' of bool is not in the list of allowed values: bfloat16, half, float, double, int32, int64, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.tensor_diag_part(tf.ones([2, 3, 2])),
+        IAE,
+        r"The rank of the tensor should be +even and positive, got shape \[2,3,2\] \[Op:DiagPart\]",
+    ),
+    (
+        lambda tf: tf.linalg.tensor_diag_part(tf.ones([2, 3, 3, 2])),
+        IAE,
+        r"Invalid shape \[2,3,3,2\]: dimensions 0 and 2 do not match\.",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(tf.ones([3, 4]), tf.ones([4])),
+        IAE,
+        r"All input tensors must have the same rank\. \[Op:TridiagonalMatMul\]",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(tf.ones([3, 4]), tf.ones([3, 2])),
+        IAE,
+        r"Invalid superdiagonal shape\. \[Op:TridiagonalMatMul\]",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(tf.ones([2, 3, 4]), tf.ones([3, 4, 2])),
+        IAE,
+        r"All input tensors must have the same outer dimensions\.",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(tf.ones([2, 4]), tf.ones([4, 2])),
+        IAE,
+        r"slice index 2 of dimension 0 out of bounds\. \[Op:StridedSlice\]",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(
+            tf.ones([3, 4], tf.int32), tf.ones([4, 2], tf.int32)
+        ),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(tf.ones([3, 4]), tf.ones([4, 2], tf.float64)),
+        IAE,
+        r"cannot compute TridiagonalMatMul as input #3\(zero-based\) was expected to be a float tensor but is a double tensor",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(
+            tf.ones([3, 4]), tf.ones([4, 2]), diagonals_format="foo"
+        ),
+        "ValueError",
+        r"Unrecognized diagonals_format: foo",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_matmul(
+            tf.ones([4, 3]), tf.ones([4, 2]), diagonals_format="matrix"
+        ),
+        "ValueError",
+        r"Expected last two dimensions of diagonals to be same, got 3 and 4",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([3, 4]), tf.ones([3, 2])),
+        "ValueError",
+        r"Expected number of left-hand sided and right-hand sides to be equal, got 4 and 3",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([2, 4]), tf.ones([4, 2])),
+        "ValueError",
+        r"Expected 3 diagonals got 2",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([4]), tf.ones([4, 2])),
+        "ValueError",
+        r"Expected diagonals to have rank at least 2, got 1",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([3, 4]), tf.ones([2, 2, 4, 2])),
+        "ValueError",
+        r"Expected the rank of rhs to be 1 or 2, got 4",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([2, 3, 4]), tf.ones([3, 4, 2])),
+        "ValueError",
+        r"Batch shapes \(2,\) and \(3,\) are incompatible",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(
+            tf.ones([3, 4]), tf.ones([4, 2]), partial_pivoting=False, perturb_singular=True
+        ),
+        "ValueError",
+        r"partial_pivoting must be True if perturb_singular is\.",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(
+            [tf.ones([4]), tf.ones([4])], tf.ones([4, 2]), diagonals_format="sequence"
+        ),
+        "ValueError",
+        r"Expected diagonals to be a sequence of length 3\.",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(
+            [tf.ones([2]), tf.ones([4]), tf.ones([4])], tf.ones([4, 2]), diagonals_format="sequence"
+        ),
+        "ValueError",
+        r"Expected superdiagonal to be have length 4 or 3, got 2\.",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(
+            [tf.ones([3]), tf.ones([4]), tf.ones([2, 3])],
+            tf.ones([4, 2]),
+            diagonals_format="sequence",
+        ),
+        "ValueError",
+        r"Tensors representing the three diagonals must have the same shape,except for the last dimension, got \(2, 3\), \(4,\), \(3,\)",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(
+            tf.ones([3, 4], tf.int32), tf.ones([4, 2], tf.int32)
+        ),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.tridiagonal_solve(tf.ones([3, 4]), tf.ones([4, 2], tf.float64)),
+        IAE,
+        r"cannot compute TridiagonalSolve as input #1\(zero-based\) was expected to be a float tensor but is a double tensor",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.ones([2, 3]), tf.ones([3])),
+        IAE,
+        r"In\[1\] ndims must be >= 2: 1 \[Op:BandedTriangularSolve\]",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.ones([2, 3]), tf.ones([2, 1])),
+        IAE,
+        r"In\[0\] mismatch In\[1\] shape: 3 vs\. 2: \[2,3\] \[2,1\] 1 0",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.ones([2, 2, 3]), tf.ones([3, 3, 1])),
+        IAE,
+        r"In\[0\] and In\[1\] must have compatible batch dimensions: \[2,2,3\] vs\. \[3,3,1\]",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.zeros([2, 3]), tf.ones([3, 1])),
+        IAE,
+        r"Input matrix is not invertible\. \[Op:BandedTriangularSolve\]",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.ones([0, 3]), tf.ones([3, 1])),
+        IAE,
+        r"In\[0\] must not be an empty tensor: Tensor<type: float shape: \[0,3\] values: >",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(tf.ones([2, 3]), tf.ones([3, 1], tf.float64)),
+        IAE,
+        r"cannot compute BandedTriangularSolve as input #1\(zero-based\) was expected to be a float tensor but is a double tensor",
+    ),
+    (
+        lambda tf: tf.linalg.banded_triangular_solve(
+            tf.ones([2, 3], tf.int32), tf.ones([3, 1], tf.int32)
+        ),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, half, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.eig(tf.ones([2, 3])),
+        IAE,
+        r"Input matrix must be square\. \[Op:Eig\]",
+    ),
+    (
+        lambda tf: tf.linalg.eigvals(tf.ones([3])),
+        IAE,
+        r"Input tensor 0 must have rank >= 2, got 1 \[Op:Eig\]",
+    ),
+    (
+        lambda tf: tf.linalg.eig(tf.ones([2, 2], tf.int32)),
+        "UnboundLocalError",
+        r"cannot access local variable 'out_dtype' where it is not associated with a value",
+    ),
+    (
+        lambda tf: tf.linalg.sqrtm(tf.ones([2, 3])),
+        IAE,
+        r"Input matrix must be square\. \[Op:MatrixSquareRoot\]",
+    ),
+    (
+        lambda tf: tf.linalg.sqrtm(tf.ones([2])),
+        IAE,
+        r"Input tensor 0 must have rank >= 2, got 1 \[Op:MatrixSquareRoot\]",
+    ),
+    (
+        lambda tf: tf.linalg.sqrtm(tf.ones([2, 2], tf.int32)),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: double, float, half, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.matrix_rank(tf.ones([2, 2], tf.int32)),
+        "TypeError",
+        r"Input `a` must have `float`-like `dtype` \(saw int32\)\.",
+    ),
+    (
+        lambda tf: tf.linalg.matrix_rank(tf.ones([2])),
+        "ValueError",
+        r"Input `a` must have at least 2 dimensions \(saw: 1\)\.",
     ),
     # Gradients TF's rules refuse.
     (
