@@ -106,13 +106,17 @@ TF_ALLOWED.update(
     }
 )
 
-bessel_i0 = _unary("BesselI0", jax.scipy.special.i0, "f")
+# half and bfloat16 in float32, as Eigen: exp(|x|) overflows half from x = 11.1 on, where
+# I0 and I1 themselves are still finite.
+_i0 = special_kernels.by_precision(jax.scipy.special.i0)
+_i1 = special_kernels.by_precision(jax.scipy.special.i1)
+bessel_i0 = _unary("BesselI0", _i0, "f")
 bessel_i0e = _unary("BesselI0e", jax.scipy.special.i0e, "f")
 
 
 @jax.custom_jvp
 def _bessel_i1(x):
-    return jax.scipy.special.i1(x)
+    return _i1(x)
 
 
 @_bessel_i1.defjvp
@@ -120,7 +124,7 @@ def _bessel_i1_jvp(primals, tangents):
     # TF's _BesselI1Grad: i0(x) - i1(x) / x, and 1 (sic: the derivative is 0.5) at x == 0.
     (x,), (t,) = primals, tangents
     y = _bessel_i1(x)
-    d = jnp.where(x == 0, jnp.ones_like(x), jax.scipy.special.i0(x) - y / _safe(x))
+    d = jnp.where(x == 0, jnp.ones_like(x), _i0(x) - y / _safe(x))
     return y, t * d
 
 
