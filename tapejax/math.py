@@ -1,5 +1,9 @@
-"""``tf.math``: elementwise math, reductions and comparisons."""
+"""``tf.math``: elementwise math, reductions and comparisons; ``tf.math.special`` is
+``tapejax.math.special``."""
 
+import sys as _sys
+
+from tapejax import math_special as special
 from tapejax._src.ops.activation_ops import log_softmax, softmax, softplus, softsign
 from tapejax._src.ops.array_ops import where
 from tapejax._src.ops.division_ops import (
@@ -145,6 +149,10 @@ from tapejax._src.ops.top_k_ops import (
     top_k,
 )
 
+# tapejax.math is a module, not a package: registered so that ``import tapejax.math.special``
+# and ``from tapejax.math.special import bessel_k0`` work as with TF's submodule.
+_sys.modules[f"{__name__}.special"] = special
+
 __all__ = [
     "abs",
     "accumulate_n",
@@ -257,6 +265,7 @@ __all__ = [
     "softmax",
     "softplus",
     "softsign",
+    "special",
     "sqrt",
     "square",
     "squared_difference",

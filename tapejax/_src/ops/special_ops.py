@@ -1,12 +1,15 @@
 """The trigonometric, hyperbolic and special functions of ``tf.math`` (``asin``, ``erf``,
-``lgamma``, ``digamma``, ``bessel_i0``, ``igamma``, ``zeta``, ``betainc``, ...), with TF's
-dtypes and gradients.
+``lgamma``, ``digamma``, ``bessel_i0``, ``igamma``, ``zeta``, ``betainc``, ...) and of
+``tf.math.special`` (Bessel J, Y and K, ``dawsn``, ``expint``, the Fresnel integrals,
+``spence``), with TF's dtypes and gradients.
 
 Made with ``math_ops``' elementwise factories, as every elementwise op. Derivatives are
 JAX's, except where TF's registered gradient is not (``acosh`` for a complex input,
 ``bessel_i1`` at 0): there a ``jax.custom_jvp`` carries TF's formula. An input TF
 registers no gradient for (``polygamma``'s order, ``zeta``'s ``x``, ``betainc``'s ``a``
-and ``b``) is cut from tapes, so they return ``None`` for it.
+and ``b``) is cut from tapes, so they return ``None`` for it. The ``tf.math.special``
+functions JAX lacks are TF's own kernels, ported in ``special_kernels``; each carries
+TF's registered gradient through a ``jax.custom_jvp``.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import dtypes
 from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, NotFoundError
 from ..tensor import Tensor
+from . import special_kernels
 from ._helpers import TF_ALLOWED, binary_operands, dtype_mismatch, require, to_tensor
 from .division_ops import _safe
 from .math_ops import _F_NAMES, _FC_NAMES, FLOAT, _binary, _unary, subtract
@@ -101,13 +106,17 @@ TF_ALLOWED.update(
     }
 )
 
-bessel_i0 = _unary("BesselI0", jax.scipy.special.i0, "f")
+# half and bfloat16 in float32, as Eigen: exp(|x|) overflows half from x = 11.1 on, where
+# I0 and I1 themselves are still finite.
+_i0 = special_kernels.by_precision(jax.scipy.special.i0)
+_i1 = special_kernels.by_precision(jax.scipy.special.i1)
+bessel_i0 = _unary("BesselI0", _i0, "f")
 bessel_i0e = _unary("BesselI0e", jax.scipy.special.i0e, "f")
 
 
 @jax.custom_jvp
 def _bessel_i1(x):
-    return jax.scipy.special.i1(x)
+    return _i1(x)
 
 
 @_bessel_i1.defjvp
@@ -115,7 +124,7 @@ def _bessel_i1_jvp(primals, tangents):
     # TF's _BesselI1Grad: i0(x) - i1(x) / x, and 1 (sic: the derivative is 0.5) at x == 0.
     (x,), (t,) = primals, tangents
     y = _bessel_i1(x)
-    d = jnp.where(x == 0, jnp.ones_like(x), jax.scipy.special.i0(x) - y / _safe(x))
+    d = jnp.where(x == 0, jnp.ones_like(x), _i0(x) - y / _safe(x))
     return y, t * d
 
 
@@ -235,3 +244,213 @@ def lbeta(x, name=None):
 
     x = to_tensor(x)
     return subtract(reduce_sum(lgamma(x), axis=[-1]), lgamma(reduce_sum(x, axis=[-1])))
+
+
+# -- ``tf.math.special``: Bessel J, Y and K, Dawson's integral, Ei, Fresnel, Spence ----------
+# (its bessel_i0, bessel_i0e, bessel_i1, bessel_i1e are tf.math's, above.)
+
+_SPECIAL_NAMES = {
+    "BesselJ0": "bessel_j0",
+    "BesselJ1": "bessel_j1",
+    "BesselY0": "bessel_y0",
+    "BesselY1": "bessel_y1",
+    "BesselK0": "bessel_k0",
+    "BesselK0e": "bessel_k0e",
+    "BesselK1": "bessel_k1",
+    "BesselK1e": "bessel_k1e",
+    "Dawsn": "dawsn",
+    "Expint": "expint",
+    "FresnelCos": "fresnel_cos",
+    "FresnelSin": "fresnel_sin",
+    "Spence": "spence",
+}
+TF_ALLOWED.update(dict.fromkeys(_SPECIAL_NAMES, _F_NAMES))
+# TF's op definitions allow bfloat16 and half, but no TF device has a kernel for these
+# (not even XLA's): they raise NotFoundError, as TF does.
+_NO_KERNEL = {
+    **dict.fromkeys(list(_SPECIAL_NAMES)[:8], frozenset({np.dtype(dtypes.bfloat16._np)})),
+    **dict.fromkeys(
+        list(_SPECIAL_NAMES)[8:],
+        frozenset({np.dtype(dtypes.bfloat16._np), np.dtype(np.float16)}),
+    ),
+}
+
+
+def _with_tf_gradient(kernel, derivative):
+    """``kernel`` as a ``jax.custom_jvp`` whose derivative is TF's registered gradient
+    ``derivative(x, y)`` (``y = kernel(x)``). The derivatives call the other wrapped
+    functions, so higher orders follow TF's gradients of gradients too."""
+    fn = jax.custom_jvp(kernel)
+
+    @fn.defjvp
+    def _jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = fn(x)
+        return y, t * derivative(x, y)
+
+    return fn
+
+
+# TF's _Bessel*Grad, _DawsnGrad, _ExpintGrad, _FresnelCosGrad, _FresnelSinGrad, _SpenceGrad
+# (math_grad.py), with their NaN at the singular points (Y1 and K1 at 0; a second
+# derivative where TF's gradient selects a constant: J1 at 0, Spence at 1).
+_bessel_j0 = _with_tf_gradient(special_kernels.bessel_j0, lambda x, y: -_bessel_j1(x))
+_bessel_j1 = _with_tf_gradient(
+    special_kernels.bessel_j1, lambda x, y: jnp.where(x == 0, 0.5, _bessel_j0(x) - y / x)
+)
+_bessel_y0 = _with_tf_gradient(special_kernels.bessel_y0, lambda x, y: -_bessel_y1(x))
+_bessel_y1 = _with_tf_gradient(special_kernels.bessel_y1, lambda x, y: _bessel_y0(x) - y / x)
+_bessel_k0 = _with_tf_gradient(special_kernels.bessel_k0, lambda x, y: -_bessel_k1(x))
+_bessel_k0e = _with_tf_gradient(special_kernels.bessel_k0e, lambda x, y: y - _bessel_k1e(x))
+_bessel_k1 = _with_tf_gradient(special_kernels.bessel_k1, lambda x, y: -_bessel_k0(x) - y / x)
+_bessel_k1e = _with_tf_gradient(
+    special_kernels.bessel_k1e, lambda x, y: y * (1 - 1 / x) - _bessel_k0e(x)
+)
+_expint = _with_tf_gradient(special_kernels.expint, lambda x, y: jnp.exp(x) / x)
+_fresnel_cos = _with_tf_gradient(
+    special_kernels.fresnel_cos, lambda x, y: jnp.cos((np.pi / 2) * jnp.square(x))
+)
+_fresnel_sin = _with_tf_gradient(
+    special_kernels.fresnel_sin, lambda x, y: jnp.sin((np.pi / 2) * jnp.square(x))
+)
+_spence = _with_tf_gradient(
+    special_kernels.spence, lambda x, y: jnp.where(x == 1, -1.0, jnp.log(x) / (1 - x))
+)
+# JAX's Dawson integral is TF's algorithm, and its derivative TF's 1 - 2 x y.
+_FUNCTIONS = {
+    "BesselJ0": _bessel_j0,
+    "BesselJ1": _bessel_j1,
+    "BesselY0": _bessel_y0,
+    "BesselY1": _bessel_y1,
+    "BesselK0": _bessel_k0,
+    "BesselK0e": _bessel_k0e,
+    "BesselK1": _bessel_k1,
+    "BesselK1e": _bessel_k1e,
+    "Dawsn": jax.scipy.special.dawsn,
+    "Expint": _expint,
+    "FresnelCos": _fresnel_cos,
+    "FresnelSin": _fresnel_sin,
+    "Spence": _spence,
+}
+
+# Per op: its summary line, and a docstring example's input and float32 output.
+_DOCS = {
+    "BesselJ0": ("The Bessel function of the first kind of order 0.", "1.0", "0.7651977"),
+    "BesselJ1": ("The Bessel function of the first kind of order 1.", "1.0", "0.4400506"),
+    "BesselY0": (
+        "The Bessel function of the second kind of order 0 (-inf at x <= 0).",
+        "1.0",
+        "0.08825697",
+    ),
+    "BesselY1": (
+        "The Bessel function of the second kind of order 1 (-inf at x < 0; at 0, NaN in "
+        "float32 and -inf in float64, as TF).",
+        "1.0",
+        "-0.7812128",
+    ),
+    "BesselK0": (
+        "The modified Bessel function of the second kind of order 0 (inf at x <= 0).",
+        "1.0",
+        "0.42102444",
+    ),
+    "BesselK0e": (
+        "``bessel_k0(x) * exp(x)``, without its overflow (inf at x <= 0).",
+        "1.0",
+        "1.1444631",
+    ),
+    "BesselK1": (
+        "The modified Bessel function of the second kind of order 1 (inf at x <= 0).",
+        "1.0",
+        "0.6019073",
+    ),
+    "BesselK1e": (
+        "``bessel_k1(x) * exp(x)``, without its overflow (inf at x <= 0).",
+        "1.0",
+        "1.6361537",
+    ),
+    "Dawsn": (
+        "Dawson's integral ``exp(-x**2) * integral(exp(t**2), 0, x)``.",
+        "1.0",
+        "0.5380795",
+    ),
+    "Expint": (
+        "The exponential integral Ei(x) (NaN for x < 0 and at inf, -inf at 0, as TF).",
+        "1.0",
+        "1.8951179",
+    ),
+    "FresnelCos": (
+        "The Fresnel cosine integral ``integral(cos(pi t**2 / 2), 0, x)``.",
+        "1.0",
+        "0.7798934",
+    ),
+    "FresnelSin": (
+        "The Fresnel sine integral ``integral(sin(pi t**2 / 2), 0, x)``.",
+        "1.0",
+        "0.43825912",
+    ),
+    "Spence": (
+        "Spence's function ``integral(log(t) / (1 - t), 1, x)`` (NaN for x < 0, as TF).",
+        "2.0",
+        "-0.82246685",
+    ),
+}
+
+
+def _special_unary(tf_name: str):
+    op = Op(tf_name, _FUNCTIONS[tf_name])
+    no_kernel = _NO_KERNEL[tf_name]
+    name = _SPECIAL_NAMES[tf_name]
+
+    def public(x, name=None):
+        x = to_tensor(x)
+        require(x, "f", tf_name)
+        if x._v.dtype in no_kernel:
+            raise NotFoundError(
+                None,
+                None,
+                f"Could not find device for node: {{{{node {tf_name}}}}} = {tf_name}"
+                f"[T=DT_{dtypes.tf_type_name(x._v.dtype).upper()}] [Op:{tf_name}]",
+            )
+        return apply(op, (x,))
+
+    public.__name__ = public.__qualname__ = name
+    summary, example, value = _DOCS[tf_name]
+    refused = " or ".join(sorted(dtypes.tf_type_name(d) for d in no_kernel))
+    public.__doc__ = f"""{summary}
+
+    ``tf.math.special.{name}``, elementwise, with TF's values (its kernel's algorithm:
+    NaN and inf at the same points), dtypes and registered gradient.
+
+    Args:
+        x: a floating-point tensor.
+        name: unused, as in eager TF.
+
+    Returns:
+        A tensor of ``x``'s shape and dtype.
+
+    Raises:
+        InvalidArgumentError: ``x`` is not floating point.
+        NotFoundError: ``x`` is {refused}: TF has no kernel for it.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.math.special.{name}([{example}]).numpy()
+        array([{value}], dtype=float32)
+    """
+    public.op = op
+    return public
+
+
+bessel_j0 = _special_unary("BesselJ0")
+bessel_j1 = _special_unary("BesselJ1")
+bessel_y0 = _special_unary("BesselY0")
+bessel_y1 = _special_unary("BesselY1")
+bessel_k0 = _special_unary("BesselK0")
+bessel_k0e = _special_unary("BesselK0e")
+bessel_k1 = _special_unary("BesselK1")
+bessel_k1e = _special_unary("BesselK1e")
+dawsn = _special_unary("Dawsn")
+expint = _special_unary("Expint")
+fresnel_cos = _special_unary("FresnelCos")
+fresnel_sin = _special_unary("FresnelSin")
+spence = _special_unary("Spence")
