@@ -22,6 +22,7 @@ import numpy as np
 from ..dispatch import Op, apply
 from ._helpers import TF_ALLOWED, dtype_mismatch, require, tf_type_name, to_tensor
 from ._linalg_helpers import _dims, _iae, _second_operand, _wide
+from .solver_ops import _triangular_solve_fn
 
 TF_ALLOWED.update(
     {
@@ -515,13 +516,8 @@ def _banded_dense(bands, lower):
 
 
 def _banded_fn(bands, rhs, *, lower, adjoint):
-    a = _banded_dense(bands, lower)
-    batch = jnp.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
-    a = jnp.broadcast_to(a, batch + a.shape[-2:])
-    rhs = jnp.broadcast_to(rhs, batch + rhs.shape[-2:])
-    return jax.lax.linalg.triangular_solve(
-        a, rhs, left_side=True, lower=lower, transpose_a=adjoint, conjugate_a=adjoint
-    )
+    # The dense triangle, solved as ``triangular_solve`` solves it.
+    return _triangular_solve_fn(_banded_dense(bands, lower), rhs, lower=lower, adjoint=adjoint)
 
 
 _banded_op = Op("BandedTriangularSolve", _wide(_banded_fn))
