@@ -44,6 +44,12 @@ from tapejax._src.ops.image_ops import (
     resize_with_crop_or_pad,
     rgb_to_grayscale,
 )
+from tapejax._src.ops.nms_ops import (
+    combined_non_max_suppression,
+    non_max_suppression,
+    non_max_suppression_padded,
+    non_max_suppression_with_scores,
+)
 
 __all__ = [
     "ResizeMethod",
@@ -53,6 +59,7 @@ __all__ = [
     "adjust_hue",
     "adjust_saturation",
     "central_crop",
+    "combined_non_max_suppression",
     "convert_image_dtype",
     "crop_and_resize",
     "crop_to_bounding_box",
@@ -62,6 +69,9 @@ __all__ = [
     "grayscale_to_rgb",
     "hsv_to_rgb",
     "image_gradients",
+    "non_max_suppression",
+    "non_max_suppression_padded",
+    "non_max_suppression_with_scores",
     "pad_to_bounding_box",
     "per_image_standardization",
     "psnr",
