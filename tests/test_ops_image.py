@@ -427,7 +427,21 @@ NOT_DIFFERENTIABLE = {
     "image.combined_non_max_suppression",
 }
 
+RANDOM_ADJUSTMENTS = {
+    # name: (extra args, the adjustment it draws for, the range of the drawn amount)
+    "random_brightness": ((0.2,), "adjust_brightness", (-0.2, 0.2)),
+    "random_contrast": ((0.5, 1.5), "adjust_contrast", (0.5, 1.5)),
+    "random_hue": ((0.3,), "adjust_hue", (-0.3, 0.3)),
+    "random_saturation": ((0.5, 1.5), "adjust_saturation", (0.5, 1.5)),
+}
+
 OTHERWISE_TESTED = {
+    *(f"image.{n}" for n in RANDOM_ADJUSTMENTS),
+    *(f"image.stateless_{n}" for n in RANDOM_ADJUSTMENTS),
+    "image.random_crop",
+    "image.stateless_random_crop",
+    "image.stateless_random_flip_left_right",
+    "image.stateless_random_flip_up_down",
     "image.random_flip_left_right",
     "image.random_flip_up_down",
     "image.ResizeMethod",
@@ -670,6 +684,74 @@ def test_random_flips_repeat_after_set_seed_and_pass_gradients(name):
         np.testing.assert_array_equal(g[i], w.numpy()[i] if same else flipped_w[i])
 
 
+# -- random adjustments and crops -------------------------------------------------------
+
+
+def _amount_that_explains(name, x, y, lo, hi):
+    """The amount in [lo, hi] for which ``adjust(x, amount)`` is ``y`` (a grid search: the
+    draw itself is not TF's, the adjustment applied must be)."""
+    adjust = getattr(tapejax.image, RANDOM_ADJUSTMENTS[name][1])
+    for _ in range(3):  # refine around the best of each grid
+        grid = np.linspace(lo, hi, 41)
+        errors = [np.abs(adjust(x, float(a)).numpy() - y).max() for a in grid]
+        best, step = grid[int(np.argmin(errors))], grid[1] - grid[0]
+        lo, hi = best - step, best + step
+    return best, min(errors)
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_ADJUSTMENTS))
+def test_random_adjustments_apply_tfs_adjustment_with_an_amount_in_range(name):
+    args, _, (lo, hi) = RANDOM_ADJUSTMENTS[name]
+    x = tapejax.constant(colours("float32", (3, 4, 3)))
+    for fn in (
+        lambda: getattr(tapejax.image, name)(x, *args, seed=3),
+        lambda: getattr(tapejax.image, f"stateless_{name}")(x, *args, seed=(1, 2)),
+    ):
+        _, err = _amount_that_explains(name, x, fn().numpy(), lo, hi)
+        assert err < 2e-3, f"{name}: no amount in [{lo}, {hi}] explains the result"
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(RANDOM_ADJUSTMENTS) + ["random_flip_left_right", "random_flip_up_down", "random_crop"],
+)
+def test_stateless_random_image_ops_depend_on_the_seed_only(name):
+    args = RANDOM_ADJUSTMENTS.get(name, ((),))[0] if name in RANDOM_ADJUSTMENTS else ()
+    if name == "random_crop":
+        args = ([2, 3, 3],)
+    op = getattr(tapejax.image, f"stateless_{name}")
+    x = tapejax.constant(colours("float32", (6, 7, 3)))
+    first = op(x, *args, seed=(4, 5)).numpy()
+    tapejax.random.set_seed(1)
+    np.testing.assert_array_equal(op(x, *args, seed=(4, 5)).numpy(), first)
+    outcomes = {op(x, *args, seed=(4, k)).numpy().tobytes() for k in range(12)}
+    assert len(outcomes) > 1, "every seed gave the same result"
+
+
+@pytest.mark.parametrize("crop", ["random_crop", "stateless_random_crop"])
+def test_random_crops_are_blocks_at_every_offset(crop):
+    x = np.arange(5 * 6 * 2, dtype=np.float32).reshape(5, 6, 2)
+    seen = set()
+    for k in range(60):
+        seed = {"seed": (k, 1)} if crop.startswith("stateless") else {"seed": k}
+        y = getattr(tapejax.image, crop)(x, [3, 4, 2], **seed).numpy()
+        top, left = np.argwhere(x == y[0, 0, 0])[0][:2]
+        np.testing.assert_array_equal(y, x[top : top + 3, left : left + 4])
+        seen.add((int(top), int(left)))
+    assert seen == {(i, j) for i in range(3) for j in range(3)}, seen
+
+
+def test_random_crop_traces_and_passes_gradients():
+    f = tapejax.function(lambda x: tapejax.image.random_crop(x, [2, 2, 3], seed=2))
+    x = tapejax.constant(colours("float32", (4, 5, 3)))
+    assert f(x).shape == [2, 2, 3]
+    with tapejax.GradientTape() as tape:
+        tape.watch(x)
+        y = tapejax.image.stateless_random_crop(x, [2, 2, 3], seed=(1, 1))
+    g = tape.gradient(y, x).numpy()
+    assert g.sum() == 12 and set(np.unique(g)) == {0.0, 1.0}
+
+
 # -- errors: the same expression raises the same error under both frameworks --------------
 
 IAE = "InvalidArgumentError"
@@ -859,6 +941,46 @@ ERRORS = [
         lambda tf: tf.image.resize_with_crop_or_pad(IM(tf), 3, 0),
         "ValueError",
         r"target_width must be > 0\.",
+    ),
+    (
+        lambda tf: tf.image.random_brightness(IM(tf), -0.1),
+        "ValueError",
+        r"max_delta must be non-negative\.",
+    ),
+    (
+        lambda tf: tf.image.stateless_random_hue(IM(tf), 0.6, (1, 2)),
+        "ValueError",
+        r"max_delta must be <= 0\.5\.",
+    ),
+    (
+        lambda tf: tf.image.random_contrast(IM(tf), 0.5, 0.5),
+        "ValueError",
+        r"upper must be > lower\.",
+    ),
+    (
+        lambda tf: tf.image.stateless_random_saturation(IM(tf), -0.5, 0.5, (1, 2)),
+        "ValueError",
+        r"lower must be non-negative\.",
+    ),
+    (
+        lambda tf: tf.image.random_crop(IM(tf), [5, 5, 3]),
+        IAE,
+        r"Expected 'tf\.Tensor\(False, shape=\(\), dtype=bool\)' to be true\. Summarized data: b'Need value\.shape >= size, got '\n4, 5, 3\n5, 5, 3",
+    ),
+    (
+        lambda tf: tf.image.random_crop(IM(tf), [2, 2]),
+        IAE,
+        r"Incompatible shapes: \[3\] vs\. \[2\]",
+    ),
+    (
+        lambda tf: tf.image.stateless_random_crop(IM(tf), [2, 2, 3], seed=(1, 2, 3)),
+        IAE,
+        r"seed must have shape \[2\], not \[3\]",
+    ),
+    (
+        lambda tf: tf.image.stateless_random_flip_up_down(tf.ones([2, 2]), seed=(1, 2)),
+        "ValueError",
+        r"'image' \(shape \(2, 2\)\) must be at least three-dimensional\.",
     ),
     (
         lambda tf: tf.image.non_max_suppression(tf.ones([3]), tf.ones([3]), 2),
