@@ -1,5 +1,9 @@
 """``tf.image``: resizing, flips, crops, geometry, quality measures and colour conversions."""
 
+from tapejax._src.ops.batched_nms_ops import (
+    combined_non_max_suppression,
+    non_max_suppression_padded,
+)
 from tapejax._src.ops.image_color_ops import (
     adjust_gamma,
     adjust_hue,
@@ -58,12 +62,7 @@ from tapejax._src.ops.image_random_ops import (
     stateless_random_hue,
     stateless_random_saturation,
 )
-from tapejax._src.ops.nms_ops import (
-    combined_non_max_suppression,
-    non_max_suppression,
-    non_max_suppression_padded,
-    non_max_suppression_with_scores,
-)
+from tapejax._src.ops.nms_ops import non_max_suppression, non_max_suppression_with_scores
 
 __all__ = [
     "ResizeMethod",
