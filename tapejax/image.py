@@ -1,5 +1,9 @@
 """``tf.image``: resizing, flips, crops, geometry, quality measures and colour conversions."""
 
+from tapejax._src.ops.batched_nms_ops import (
+    combined_non_max_suppression,
+    non_max_suppression_padded,
+)
 from tapejax._src.ops.image_color_ops import (
     adjust_gamma,
     adjust_hue,
@@ -44,6 +48,21 @@ from tapejax._src.ops.image_ops import (
     resize_with_crop_or_pad,
     rgb_to_grayscale,
 )
+from tapejax._src.ops.image_random_ops import (
+    random_brightness,
+    random_contrast,
+    random_crop,
+    random_hue,
+    random_saturation,
+    stateless_random_brightness,
+    stateless_random_contrast,
+    stateless_random_crop,
+    stateless_random_flip_left_right,
+    stateless_random_flip_up_down,
+    stateless_random_hue,
+    stateless_random_saturation,
+)
+from tapejax._src.ops.nms_ops import non_max_suppression, non_max_suppression_with_scores
 
 __all__ = [
     "ResizeMethod",
@@ -53,6 +72,7 @@ __all__ = [
     "adjust_hue",
     "adjust_saturation",
     "central_crop",
+    "combined_non_max_suppression",
     "convert_image_dtype",
     "crop_and_resize",
     "crop_to_bounding_box",
@@ -62,11 +82,19 @@ __all__ = [
     "grayscale_to_rgb",
     "hsv_to_rgb",
     "image_gradients",
+    "non_max_suppression",
+    "non_max_suppression_padded",
+    "non_max_suppression_with_scores",
     "pad_to_bounding_box",
     "per_image_standardization",
     "psnr",
+    "random_brightness",
+    "random_contrast",
+    "random_crop",
     "random_flip_left_right",
     "random_flip_up_down",
+    "random_hue",
+    "random_saturation",
     "resize",
     "resize_with_crop_or_pad",
     "resize_with_pad",
@@ -78,6 +106,13 @@ __all__ = [
     "sobel_edges",
     "ssim",
     "ssim_multiscale",
+    "stateless_random_brightness",
+    "stateless_random_contrast",
+    "stateless_random_crop",
+    "stateless_random_flip_left_right",
+    "stateless_random_flip_up_down",
+    "stateless_random_hue",
+    "stateless_random_saturation",
     "total_variation",
     "transpose",
     "yiq_to_rgb",

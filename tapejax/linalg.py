@@ -36,9 +36,8 @@ from tapejax._src.ops.structured_ops import (
     banded_triangular_solve,
     tensor_diag,
     tensor_diag_part,
-    tridiagonal_matmul,
-    tridiagonal_solve,
 )
+from tapejax._src.ops.tridiagonal_ops import tridiagonal_matmul, tridiagonal_solve
 
 __all__ = [
     "adjoint",

@@ -101,7 +101,66 @@ def colours(dt, shape, seed=0):
     return flat.reshape(shape)
 
 
+def detections(dt, shape, seed=0, flip=False):
+    """``shape`` = ``batch + (num_boxes, 4)`` boxes of assorted overlaps and their scores
+    (distinct, so that every framework orders them alike)."""
+    rng = np.random.default_rng(seed)
+    corner = rng.uniform(0, 1, shape[:-1] + (2,))
+    boxes = np.concatenate([corner, corner + rng.uniform(0.1, 0.6, shape[:-1] + (2,))], -1)
+    if flip:
+        boxes = boxes[..., [2, 3, 0, 1]]
+    scores = rng.permutation(int(np.prod(shape[:-1]))).reshape(shape[:-1]) / np.prod(shape[:-1])
+    return boxes.astype(dt), scores.astype(dt)
+
+
+def nms(name, *args, dtypes=("float32",), shapes=((12, 4),), flip=False, **kwargs):
+    return Case(
+        name,
+        lambda dt, shape: ((*detections(dt, shape, flip=flip), *args), dict(kwargs)),
+        dtypes=dtypes,
+        shapes=shapes,
+    )
+
+
+def combined(*args, q=1, **kwargs):
+    def make(dt, shape):
+        boxes, _ = detections(dt, shape[:2] + (4,))
+        boxes = np.repeat(boxes[:, :, None], q, 2) + np.linspace(0, 0.2, q)[:, None]
+        scores = np.random.default_rng(1).permutation(int(np.prod(shape))).reshape(shape)
+        return (boxes.astype(dt), (scores / scores.size).astype(dt), *args), kwargs
+
+    return Case("image.combined_non_max_suppression", make, shapes=((2, 10, 3),))
+
+
 CASES = [
+    # -- non-max suppression
+    nms("image.non_max_suppression", 5, dtypes=("float32", "float16")),
+    nms("image.non_max_suppression", 20, 0.2, flip=True),
+    nms("image.non_max_suppression", 4, 0.3, 0.5),
+    nms("image.non_max_suppression", 0),
+    nms("image.non_max_suppression_with_scores", 6, 0.3),
+    nms("image.non_max_suppression_with_scores", 8, 0.5, 0.2, 0.5),
+    nms("image.non_max_suppression_padded", 6, 0.3),
+    nms("image.non_max_suppression_padded", 6, 0.3, 0.4, pad_to_max_output_size=True),
+    nms(
+        "image.non_max_suppression_padded",
+        8,
+        0.2,
+        shapes=((2, 12, 4),),
+        pad_to_max_output_size=True,
+        tile_size=4,
+    ),
+    nms(
+        "image.non_max_suppression_padded",
+        5,
+        0.5,
+        shapes=((2, 3, 12, 4),),
+        pad_to_max_output_size=True,
+        flip=True,
+    ),
+    combined(3, 5),
+    combined(2, 10, 0.3, 0.2, True, False, q=3),
+    combined(4, 3, 0.5, q=3),
     # -- colour
     on_image("image.rgb_to_hsv", dtypes=("float32", "float64")),
     on_image("image.rgb_to_hsv", dtypes=("float32",), shapes=((3,), (2, 3))),
@@ -358,9 +417,31 @@ CASTS_TO_FLOAT32 = {
 
 # TF registers no gradient for these (HSVToRGB: none; AdjustHue, AdjustSaturation: its tape
 # raises LookupError): tapes give None, tested below.
-NOT_DIFFERENTIABLE = {"image.hsv_to_rgb", "image.adjust_hue", "image.adjust_saturation"}
+NOT_DIFFERENTIABLE = {
+    "image.hsv_to_rgb",
+    "image.adjust_hue",
+    "image.adjust_saturation",
+    "image.non_max_suppression",
+    "image.non_max_suppression_with_scores",
+    "image.non_max_suppression_padded",
+    "image.combined_non_max_suppression",
+}
+
+RANDOM_ADJUSTMENTS = {
+    # name: (extra args, the adjustment it draws for, the range of the drawn amount)
+    "random_brightness": ((0.2,), "adjust_brightness", (-0.2, 0.2)),
+    "random_contrast": ((0.5, 1.5), "adjust_contrast", (0.5, 1.5)),
+    "random_hue": ((0.3,), "adjust_hue", (-0.3, 0.3)),
+    "random_saturation": ((0.5, 1.5), "adjust_saturation", (0.5, 1.5)),
+}
 
 OTHERWISE_TESTED = {
+    *(f"image.{n}" for n in RANDOM_ADJUSTMENTS),
+    *(f"image.stateless_{n}" for n in RANDOM_ADJUSTMENTS),
+    "image.random_crop",
+    "image.stateless_random_crop",
+    "image.stateless_random_flip_left_right",
+    "image.stateless_random_flip_up_down",
     "image.random_flip_left_right",
     "image.random_flip_up_down",
     "image.ResizeMethod",
@@ -434,12 +515,47 @@ def test_float64_cores_have_right_gradients(name, fn, x64):
 
 @pytest.mark.parametrize("name", sorted(NOT_DIFFERENTIABLE))
 def test_ops_tf_has_no_gradient_for_give_none(name):
-    x = tapejax.constant(colours("float32", (2, 3, 3)))
-    args = {"image.adjust_hue": (0.2,), "image.adjust_saturation": (1.5,)}.get(name, ())
+    case = next(c for c in CASES if c.name == name)
+    args, kwargs = case.make("float32", case.shapes[-1])
+    x = tapejax.constant(args[0])
     with tapejax.GradientTape() as tape:
         tape.watch(x)
-        y = getattr(tapejax.image, name.split(".")[1])(x, *args)
-    assert tape.gradient(y, x) is None
+        out = case.op(tapejax)(x, *args[1:], **kwargs)
+    out = out if isinstance(out, tuple) else (out,)
+    assert tape.gradient([o for o in out if o.dtype.is_floating], x) is None
+
+
+def test_nms_traces_only_in_its_padded_forms():
+    boxes, scores = detections("float32", (2, 12, 4))
+    padded = jax.jit(
+        lambda b, s: [
+            t._value
+            for t in tapejax.image.non_max_suppression_padded(
+                b, s, 5, 0.3, pad_to_max_output_size=True
+            )
+        ]
+    )
+    want = tensorflow.image.non_max_suppression_padded(
+        boxes, scores, 5, 0.3, pad_to_max_output_size=True
+    )
+    for got, w in zip(padded(boxes, scores), want, strict=True):
+        np.testing.assert_array_equal(got, w.numpy())
+    per_class = jax.jit(
+        lambda b, s: [
+            t._value
+            for t in tapejax.image.combined_non_max_suppression(b[:, :, None], s[..., None], 3, 4)
+        ]
+    )
+    want = tensorflow.image.combined_non_max_suppression(boxes[:, :, None], scores[..., None], 3, 4)
+    for got, w in zip(per_class(boxes, scores), want, strict=True):
+        np.testing.assert_allclose(got, w.numpy())
+    for fn in (
+        lambda b, s: tapejax.image.non_max_suppression(b, s, 3)._value,
+        lambda b, s: tapejax.image.non_max_suppression_with_scores(b, s, 3)[0]._value,
+        lambda b, s: tapejax.image.non_max_suppression_padded(b, s, 3)[0]._value,
+    ):
+        with pytest.raises(NotImplementedError, match="depends on the values"):
+            jax.jit(fn)(boxes[0], scores[0])
 
 
 def test_rgb_to_hsv_gradient_at_ties_is_tfs_formula():
@@ -566,6 +682,74 @@ def test_random_flips_repeat_after_set_seed_and_pass_gradients(name):
     for i in range(16):
         same = np.array_equal(yv[i], x.numpy()[i])
         np.testing.assert_array_equal(g[i], w.numpy()[i] if same else flipped_w[i])
+
+
+# -- random adjustments and crops -------------------------------------------------------
+
+
+def _amount_that_explains(name, x, y, lo, hi):
+    """The amount in [lo, hi] for which ``adjust(x, amount)`` is ``y`` (a grid search: the
+    draw itself is not TF's, the adjustment applied must be)."""
+    adjust = getattr(tapejax.image, RANDOM_ADJUSTMENTS[name][1])
+    for _ in range(3):  # refine around the best of each grid
+        grid = np.linspace(lo, hi, 41)
+        errors = [np.abs(adjust(x, float(a)).numpy() - y).max() for a in grid]
+        best, step = grid[int(np.argmin(errors))], grid[1] - grid[0]
+        lo, hi = best - step, best + step
+    return best, min(errors)
+
+
+@pytest.mark.parametrize("name", sorted(RANDOM_ADJUSTMENTS))
+def test_random_adjustments_apply_tfs_adjustment_with_an_amount_in_range(name):
+    args, _, (lo, hi) = RANDOM_ADJUSTMENTS[name]
+    x = tapejax.constant(colours("float32", (3, 4, 3)))
+    for fn in (
+        lambda: getattr(tapejax.image, name)(x, *args, seed=3),
+        lambda: getattr(tapejax.image, f"stateless_{name}")(x, *args, seed=(1, 2)),
+    ):
+        _, err = _amount_that_explains(name, x, fn().numpy(), lo, hi)
+        assert err < 2e-3, f"{name}: no amount in [{lo}, {hi}] explains the result"
+
+
+@pytest.mark.parametrize(
+    "name",
+    sorted(RANDOM_ADJUSTMENTS) + ["random_flip_left_right", "random_flip_up_down", "random_crop"],
+)
+def test_stateless_random_image_ops_depend_on_the_seed_only(name):
+    args = RANDOM_ADJUSTMENTS.get(name, ((),))[0] if name in RANDOM_ADJUSTMENTS else ()
+    if name == "random_crop":
+        args = ([2, 3, 3],)
+    op = getattr(tapejax.image, f"stateless_{name}")
+    x = tapejax.constant(colours("float32", (6, 7, 3)))
+    first = op(x, *args, seed=(4, 5)).numpy()
+    tapejax.random.set_seed(1)
+    np.testing.assert_array_equal(op(x, *args, seed=(4, 5)).numpy(), first)
+    outcomes = {op(x, *args, seed=(4, k)).numpy().tobytes() for k in range(12)}
+    assert len(outcomes) > 1, "every seed gave the same result"
+
+
+@pytest.mark.parametrize("crop", ["random_crop", "stateless_random_crop"])
+def test_random_crops_are_blocks_at_every_offset(crop):
+    x = np.arange(5 * 6 * 2, dtype=np.float32).reshape(5, 6, 2)
+    seen = set()
+    for k in range(60):
+        seed = {"seed": (k, 1)} if crop.startswith("stateless") else {"seed": k}
+        y = getattr(tapejax.image, crop)(x, [3, 4, 2], **seed).numpy()
+        top, left = np.argwhere(x == y[0, 0, 0])[0][:2]
+        np.testing.assert_array_equal(y, x[top : top + 3, left : left + 4])
+        seen.add((int(top), int(left)))
+    assert seen == {(i, j) for i in range(3) for j in range(3)}, seen
+
+
+def test_random_crop_traces_and_passes_gradients():
+    f = tapejax.function(lambda x: tapejax.image.random_crop(x, [2, 2, 3], seed=2))
+    x = tapejax.constant(colours("float32", (4, 5, 3)))
+    assert f(x).shape == [2, 2, 3]
+    with tapejax.GradientTape() as tape:
+        tape.watch(x)
+        y = tapejax.image.stateless_random_crop(x, [2, 2, 3], seed=(1, 1))
+    g = tape.gradient(y, x).numpy()
+    assert g.sum() == 12 and set(np.unique(g)) == {0.0, 1.0}
 
 
 # -- errors: the same expression raises the same error under both frameworks --------------
@@ -757,6 +941,130 @@ ERRORS = [
         lambda tf: tf.image.resize_with_crop_or_pad(IM(tf), 3, 0),
         "ValueError",
         r"target_width must be > 0\.",
+    ),
+    (
+        lambda tf: tf.image.random_brightness(IM(tf), -0.1),
+        "ValueError",
+        r"max_delta must be non-negative\.",
+    ),
+    (
+        lambda tf: tf.image.stateless_random_hue(IM(tf), 0.6, (1, 2)),
+        "ValueError",
+        r"max_delta must be <= 0\.5\.",
+    ),
+    (
+        lambda tf: tf.image.random_contrast(IM(tf), 0.5, 0.5),
+        "ValueError",
+        r"upper must be > lower\.",
+    ),
+    (
+        lambda tf: tf.image.stateless_random_saturation(IM(tf), -0.5, 0.5, (1, 2)),
+        "ValueError",
+        r"lower must be non-negative\.",
+    ),
+    (
+        lambda tf: tf.image.random_crop(IM(tf), [5, 5, 3]),
+        IAE,
+        r"Expected 'tf\.Tensor\(False, shape=\(\), dtype=bool\)' to be true\. Summarized data: b'Need value\.shape >= size, got '\n4, 5, 3\n5, 5, 3",
+    ),
+    (
+        lambda tf: tf.image.random_crop(IM(tf), [2, 2]),
+        IAE,
+        r"Incompatible shapes: \[3\] vs\. \[2\]",
+    ),
+    (
+        lambda tf: tf.image.stateless_random_crop(IM(tf), [2, 2, 3], seed=(1, 2, 3)),
+        IAE,
+        r"seed must have shape \[2\], not \[3\]",
+    ),
+    (
+        lambda tf: tf.image.stateless_random_flip_up_down(tf.ones([2, 2]), seed=(1, 2)),
+        "ValueError",
+        r"'image' \(shape \(2, 2\)\) must be at least three-dimensional\.",
+    ),
+    (
+        lambda tf: tf.image.non_max_suppression(tf.ones([3]), tf.ones([3]), 2),
+        IAE,
+        r"boxes must be 2-D\[3\] \(Shape must be rank 2 but is rank 1\)",
+    ),
+    (
+        lambda tf: tf.image.non_max_suppression(tf.ones([3, 4]), tf.ones([2]), 2),
+        IAE,
+        r"scores has incompatible shape \(Dimensions must be equal, but are 3 and 2\)",
+    ),
+    (
+        lambda tf: tf.image.non_max_suppression(tf.ones([3, 3]), tf.ones([3]), 2),
+        IAE,
+        r"boxes must have 4 columns \(Dimension must be 4 but is 3\)",
+    ),
+    (
+        lambda tf: tf.image.non_max_suppression(tf.ones([3, 4]), tf.ones([3]), 2, 1.5),
+        IAE,
+        r"iou_threshold must be in \[0, 1\]",
+    ),
+    (
+        lambda tf: tf.image.non_max_suppression(tf.ones([3, 4]), tf.ones([3]), -1),
+        IAE,
+        r"output size must be non-negative",
+    ),
+    (
+        lambda tf: tf.image.non_max_suppression(tf.ones([3, 4]), tf.ones([3]), [2, 3]),
+        IAE,
+        r"max_output_size must be 0-D, got shape \[2\] \(Shape must be rank 0 but is rank 1\)",
+    ),
+    (
+        lambda tf: tf.image.non_max_suppression(
+            tf.ones([3, 4], tf.int32), tf.ones([3], tf.int32), 2
+        ),
+        IAE,
+        r"Value for attr 'T' of int32 is not in the list of allowed values: half, float",
+    ),
+    (
+        lambda tf: tf.image.non_max_suppression_with_scores(
+            tf.ones([3, 4]), tf.ones([3]), 2, soft_nms_sigma=-1.0
+        ),
+        IAE,
+        r"soft_nms_sigma_val must be >= 0",
+    ),
+    (
+        lambda tf: tf.image.non_max_suppression_padded(tf.ones([2, 3, 4]), tf.ones([2, 3]), 2),
+        "ValueError",
+        r"'pad_to_max_output_size' \(value False\) must be True for batched input",
+    ),
+    (
+        lambda tf: tf.image.combined_non_max_suppression(
+            tf.ones([2, 3, 4]), tf.ones([2, 3, 1]), 2, 2
+        ),
+        IAE,
+        r"boxes must be 4-D\[2,3,4\] \[Op:CombinedNonMaxSuppression\]",
+    ),
+    (
+        lambda tf: tf.image.combined_non_max_suppression(
+            tf.ones([2, 3, 2, 4]), tf.ones([2, 3, 3]), 2, 2
+        ),
+        IAE,
+        r"third dimension of boxes must be either 1 or num classes",
+    ),
+    (
+        lambda tf: tf.image.combined_non_max_suppression(
+            tf.ones([2, 3, 1, 4]), tf.ones([2, 3, 1]), 0, 2
+        ),
+        IAE,
+        r"max_size_per_class must be positive",
+    ),
+    (
+        lambda tf: tf.image.combined_non_max_suppression(
+            tf.ones([2, 3, 1, 4]), tf.ones([2, 3, 1]), 2, 0
+        ),
+        IAE,
+        r"max_total_size must be > 0",
+    ),
+    (
+        lambda tf: tf.image.combined_non_max_suppression(
+            tf.ones([2, 3, 1, 4]), tf.ones([1, 3, 1]), 2, 2
+        ),
+        IAE,
+        r"boxes and scores must have same batch size",
     ),
     (
         lambda tf: tf.image.rgb_to_hsv(tf.ones([4, 5, 2])),

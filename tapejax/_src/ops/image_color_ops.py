@@ -162,8 +162,8 @@ def rgb_to_hsv(images, name=None):
     Example:
         >>> import tapejax as tf
         >>> tf.image.rgb_to_hsv([[1.0, 0.0, 0.0], [0.0, 0.5, 0.5]]).numpy()
-        array([[0.       , 1.       , 1.       ],
-               [0.5      , 1.       , 0.5      ]], dtype=float32)
+        array([[0. , 1. , 1. ],
+               [0.5, 1. , 0.5]], dtype=float32)
     """
     x = to_tensor(images)
     _three_channels(x, "RGBToHSV")
@@ -216,8 +216,8 @@ def rgb_to_yiq(images):
 
     Example:
         >>> import tapejax as tf
-        >>> tf.image.rgb_to_yiq([1.0, 1.0, 1.0]).numpy().round(4)
-        array([ 1., -0., -0.], dtype=float32)
+        >>> tf.image.rgb_to_yiq([1.0, 0.0, 0.0]).numpy()
+        array([0.299    , 0.5959006, 0.2115   ], dtype=float32)
     """
     return _linear_colour(images, _RGB_TO_YIQ)
 

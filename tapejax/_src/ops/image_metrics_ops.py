@@ -53,7 +53,7 @@ def total_variation(images, name=None):
     Example:
         >>> import tapejax as tf
         >>> tf.image.total_variation(tf.constant([[[0.0], [1.0]], [[2.0], [4.0]]])).numpy()
-        np.float32(6.0)
+        np.float32(8.0)
     """
     x = to_tensor(images)
     if x._v.ndim not in (3, 4):

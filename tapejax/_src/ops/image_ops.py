@@ -348,28 +348,29 @@ def flip_up_down(image):
     return _flip(image, 3)
 
 
-def _random_flip(image, axis_from_end: int, seed) -> Tensor:
+def _random_flip(image, axis_from_end: int, draw) -> Tensor:
+    """Flips with probability 1/2; ``draw(shape)`` gives uniform [0, 1) samples (stateful or
+    stateless)."""
     x = to_tensor(image)
     _rank_3_or_4(x)
     flipped = _flip(x, axis_from_end)
     if x._v.ndim == 3:
-        mirror = uniform([], 0, 1.0, seed=seed) < 0.5
+        mirror = draw([]) < 0.5
     else:
-        # One decision per image of the batch, as TF's.
         # One decision per image of the batch: TF flips where round(u) is 1.
-        coin = uniform([x._v.shape[0]], 0, 1.0, seed=seed)
+        coin = draw([x._v.shape[0]])
         mirror = reshape(coin > 0.5, [-1, 1, 1, 1])
     return where(mirror, flipped, x)
 
 
 def random_flip_left_right(image, seed=None):
     """Mirrors each image horizontally with probability 1/2 (``tf.image.random_flip_left_right``)."""
-    return _random_flip(image, 2, seed)
+    return _random_flip(image, 2, lambda shape: uniform(shape, 0, 1.0, seed=seed))
 
 
 def random_flip_up_down(image, seed=None):
     """Mirrors each image vertically with probability 1/2 (``tf.image.random_flip_up_down``)."""
-    return _random_flip(image, 3, seed)
+    return _random_flip(image, 3, lambda shape: uniform(shape, 0, 1.0, seed=seed))
 
 
 # -- crops and pads ----------------------------------------------------------------------------
