@@ -92,6 +92,7 @@ from tapejax._src.ops.array_ops import (
     tile,
     transpose,
 )
+from tapejax._src.ops.atrous_ops import required_space_to_batch_paddings
 from tapejax._src.ops.clip_ops import clip_by_global_norm, clip_by_norm
 from tapejax._src.ops.control_flow_ops import case, cond, switch_case, while_loop
 from tapejax._src.ops.creation_ops import (
@@ -151,6 +152,11 @@ from tapejax._src.ops.math_ops import (
     truediv,
 )
 from tapejax._src.ops.pad_ops import pad, repeat, reverse, reverse_sequence, roll
+from tapejax._src.ops.raw_conv_ops import (
+    conv,
+    conv2d_backprop_filter_v2,
+    conv2d_backprop_input_v2,
+)
 from tapejax._src.ops.reduction_ops import (
     argmax,
     argmin,
@@ -168,6 +174,8 @@ from tapejax._src.ops.sequence_ops import add_n
 from tapejax._src.ops.sort_ops import argsort, searchsorted, sort, unique, unique_with_counts
 from tapejax._src.ops.space_ops import batch_to_space, space_to_batch, space_to_batch_nd
 from tapejax._src.ops.tensor_array_ops import TensorArray
+from tapejax._src.ops.top_k_ops import approx_top_k
+from tapejax._src.ops.volume_patch_ops import extract_volume_patches
 from tapejax._src.py_functions import numpy_function, py_function
 from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.symbolic_gradients import gradients, hessians
@@ -220,6 +228,7 @@ __all__ = [
     "abs",
     "add",
     "add_n",
+    "approx_top_k",
     "argmax",
     "argmin",
     "argsort",
@@ -251,6 +260,9 @@ __all__ = [
     "constant",
     "constant_initializer",
     "control_dependencies",
+    "conv",
+    "conv2d_backprop_filter_v2",
+    "conv2d_backprop_input_v2",
     "convert_to_tensor",
     "cos",
     "device",
@@ -267,6 +279,7 @@ __all__ = [
     "exp",
     "executing_eagerly",
     "expand_dims",
+    "extract_volume_patches",
     "eye",
     "fill",
     "float16",
@@ -348,6 +361,7 @@ __all__ = [
     "recompute_grad",
     "reduce_sum",
     "repeat",
+    "required_space_to_batch_paddings",
     "reshape",
     "reverse",
     "reverse_sequence",

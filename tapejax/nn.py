@@ -17,6 +17,8 @@ from tapejax._src.ops.activation_ops import (
     swish,
     tanh,
 )
+from tapejax._src.ops.argmax_pool_ops import max_pool_with_argmax
+from tapejax._src.ops.atrous_ops import atrous_conv2d_transpose, with_space_to_batch
 from tapejax._src.ops.conv_ops import (
     atrous_conv2d,
     conv1d,
@@ -32,6 +34,13 @@ from tapejax._src.ops.conv_transpose_ops import (
     conv3d_transpose,
     conv_transpose,
 )
+from tapejax._src.ops.ctc_label_ops import collapse_repeated, ctc_unique_labels
+from tapejax._src.ops.depthwise_backprop_ops import (
+    depthwise_conv2d_backprop_filter,
+    depthwise_conv2d_backprop_input,
+)
+from tapejax._src.ops.fractional_pool_ops import fractional_avg_pool, fractional_max_pool
+from tapejax._src.ops.isotonic_ops import isotonic_regression
 from tapejax._src.ops.layer_ops import bias_add, embedding_lookup
 from tapejax._src.ops.loss_ops import (
     compute_average_loss,
@@ -44,7 +53,9 @@ from tapejax._src.ops.loss_ops import (
     sparse_softmax_cross_entropy_with_logits,
     weighted_cross_entropy_with_logits,
 )
+from tapejax._src.ops.morphology_ops import dilation2d, erosion2d
 from tapejax._src.ops.normalization_ops import (
+    batch_norm_with_global_normalization,
     batch_normalization,
     local_response_normalization,
     lrn,
@@ -73,12 +84,15 @@ __all__ = [
     "approx_max_k",
     "approx_min_k",
     "atrous_conv2d",
+    "atrous_conv2d_transpose",
     "avg_pool",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
+    "batch_norm_with_global_normalization",
     "batch_normalization",
     "bias_add",
+    "collapse_repeated",
     "compute_average_loss",
     "conv1d",
     "conv1d_transpose",
@@ -90,13 +104,21 @@ __all__ = [
     "convolution",
     "crelu",
     "ctc_loss",
+    "ctc_unique_labels",
     "depth_to_space",
     "depthwise_conv2d",
+    "depthwise_conv2d_backprop_filter",
+    "depthwise_conv2d_backprop_input",
+    "dilation2d",
     "dropout",
     "elu",
     "embedding_lookup",
+    "erosion2d",
+    "fractional_avg_pool",
+    "fractional_max_pool",
     "gelu",
     "in_top_k",
+    "isotonic_regression",
     "l2_loss",
     "l2_normalize",
     "leaky_relu",
@@ -108,6 +130,7 @@ __all__ = [
     "max_pool1d",
     "max_pool2d",
     "max_pool3d",
+    "max_pool_with_argmax",
     "moments",
     "normalize_moments",
     "pool",
@@ -132,6 +155,7 @@ __all__ = [
     "top_k",
     "weighted_cross_entropy_with_logits",
     "weighted_moments",
+    "with_space_to_batch",
     "zero_fraction",
 ]
 

@@ -172,3 +172,17 @@ def _window_pads(in_sizes, windows, strides, dilations, padding, op_name: str) -
             )
         pads.append((before, after))
     return tuple(pads)
+
+
+def _list_attr(values, attr: str, fn_name: str, minimum: int = 4, convert=int) -> list:
+    """A ``list(int)`` (or ``list(float)``) op attribute of at least ``minimum`` entries,
+    with the errors of TF's generated op wrappers (``fn_name``: the wrapper's name)."""
+    if not isinstance(values, (list, tuple, np.ndarray)):
+        raise TypeError(f"Expected list for '{attr}' argument to '{fn_name}' Op, not {values!r}.")
+    if len(values) < minimum:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Length for attr '{attr}' of {len(values)} must be at least minimum {minimum}",
+        )
+    return [convert(v) for v in values]

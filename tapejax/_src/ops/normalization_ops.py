@@ -1,5 +1,6 @@
 """Moments and normalization of ``tf.nn``: ``moments``, ``weighted_moments``,
-``sufficient_statistics``, ``normalize_moments``, ``batch_normalization`` and
+``sufficient_statistics``, ``normalize_moments``, ``batch_normalization`` (and
+``batch_norm_with_global_normalization``, TF's older name for it) and
 ``local_response_normalization`` (``lrn``).
 
 As TF: float16 moments are computed in float32, integer moments are integer
@@ -113,6 +114,31 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         ("has_scale", sc is not None),
     )
     return apply(_batch_norm_op, args, static)
+
+
+def batch_norm_with_global_normalization(
+    input,  # noqa: A002
+    mean,
+    variance,
+    beta,
+    gamma,
+    variance_epsilon,
+    scale_after_normalization,
+    name=None,
+):
+    """Batch normalization with given statistics (``tf.nn.batch_norm_with_global_normalization``,
+    deprecated in TF): ``batch_normalization(input, mean, variance, beta, gamma if
+    scale_after_normalization else None, variance_epsilon)``, as TF computes it.
+
+    Example:
+        >>> import tapejax as tf
+        >>> y = tf.nn.batch_norm_with_global_normalization(
+        ...     tf.constant([[1.0, 3.0]]), [1.0, 1.0], [4.0, 4.0], [0.0, 1.0], [2.0, 2.0], 0.0, True)
+        >>> y.numpy()
+        array([[0., 3.]], dtype=float32)
+    """
+    scale = gamma if scale_after_normalization else None
+    return batch_normalization(input, mean, variance, beta, scale, variance_epsilon)
 
 
 _normalize_moments_op = Op(

@@ -1,5 +1,6 @@
-"""``top_k``, ``in_top_k`` and ``approx_max_k``/``approx_min_k``: the ``k`` largest (or
-smallest) entries of a tensor and their indices, with TF's tie-breaking, dtypes and errors.
+"""``top_k``, ``in_top_k`` and ``approx_max_k``/``approx_min_k``/``approx_top_k``: the ``k``
+largest (or smallest) entries of a tensor and their indices, with TF's tie-breaking, dtypes
+and errors.
 
 None has a gradient rule of its own: ``top_k``'s and ``approx_*_k``'s values are JAX's
 selections, whose derivative flows to the selected entries as TF's does; ``in_top_k`` is
@@ -136,6 +137,9 @@ ApproxTopK = collections.namedtuple("ApproxTopK", ["values", "indices"])
 
 
 def _approx_top_k_fn(x, *, k, axis, recall_target, size_override, aggregate, largest):
+    if k == 0:  # XLA's search takes k >= 1
+        shape = x.shape[:axis] + (0,) + x.shape[axis + 1 :]
+        return jnp.zeros(shape, x.dtype), jnp.zeros(shape, jnp.int32)
     search = jax.lax.approx_max_k if largest else jax.lax.approx_min_k
     return tuple(
         search(
@@ -152,6 +156,27 @@ def _approx_top_k_fn(x, *, k, axis, recall_target, size_override, aggregate, lar
 _approx_top_k_op = Op("ApproxTopK", _approx_top_k_fn, multiple_outputs=True)
 
 
+def _approx_search(x, k: int, axis: int, recall_target, size_override, aggregate, largest):
+    n = x._v.ndim
+    if not -n <= axis < n:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"reduction_dimension {axis} is out of range for an operand of rank {n} "
+            "[Op:ApproxTopK]",
+        )
+    static = (
+        ("k", k),
+        ("axis", axis % n),
+        ("recall_target", float(recall_target)),
+        ("size_override", int(size_override)),
+        ("aggregate", bool(aggregate)),
+        ("largest", largest),
+    )
+    values, indices = apply(_approx_top_k_op, (x,), static)
+    return ApproxTopK(values, indices)
+
+
 def _approx_top_k(largest: bool):
     def public(
         operand,
@@ -164,32 +189,24 @@ def _approx_top_k(largest: bool):
     ):
         x = to_tensor(operand)
         require(x, "f", "ApproxTopK")
-        n = x._v.ndim
         (axis,) = axis_ints(reduction_dimension)
-        if not -n <= axis < n:
-            raise InvalidArgumentError(
-                None,
-                None,
-                f"reduction_dimension {axis} is out of range for an operand of rank {n} "
-                "[Op:ApproxTopK]",
-            )
         k = _scalar_int(k)
-        if not 0 < k <= x._v.shape[axis]:
+        n = x._v.ndim
+        if -n <= axis < n and not 0 < k <= x._v.shape[axis]:
             raise InvalidArgumentError(
                 None,
                 None,
                 f"k must be in (0, {x._v.shape[axis]}], got {k} [Op:ApproxTopK]",
             )
-        static = (
-            ("k", k),
-            ("axis", axis % n),
-            ("recall_target", float(recall_target)),
-            ("size_override", int(reduction_input_size_override)),
-            ("aggregate", bool(aggregate_to_topk)),
-            ("largest", largest),
+        return _approx_search(
+            x,
+            k,
+            axis,
+            recall_target,
+            reduction_input_size_override,
+            aggregate_to_topk,
+            largest,
         )
-        values, indices = apply(_approx_top_k_op, (x,), static)
-        return ApproxTopK(values, indices)
 
     public.__name__ = "approx_max_k" if largest else "approx_min_k"
     public.__doc__ = (
@@ -202,3 +219,57 @@ def _approx_top_k(largest: bool):
 
 approx_max_k = _approx_top_k(True)
 approx_min_k = _approx_top_k(False)
+
+
+def approx_top_k(
+    input,  # noqa: A002
+    k,
+    reduction_dimension=-1,
+    recall_target=0.95,
+    is_max_k=True,
+    reduction_input_size_override=-1,
+    aggregate_to_topk=True,
+    name=None,
+):
+    """The ``k`` largest (``is_max_k``) or smallest entries along ``reduction_dimension``
+    and their int32 indices (``tf.approx_top_k``, TF's ApproxTopK op).
+
+    Approximate on TPU; exact elsewhere, as TF's CPU kernel, which is its exact top-k
+    (ties: lower index first). The gradient flows to the selected entries.
+
+    .. warning:: TF's CPU build has a kernel only for ``is_max_k=True`` along the last
+       dimension given as ``-1`` (elsewhere TF's NotFoundError); the other cases are
+       computed here, exactly, as TF's XLA kernel computes them on CPU.
+
+    Example:
+        >>> import tapejax as tf
+        >>> values, indices = tf.approx_top_k(tf.constant([[1.0, 3.0, 2.0]]), 2)
+        >>> values.numpy(), indices.numpy()
+        (array([[3., 2.]], dtype=float32), array([[1, 2]], dtype=int32))
+    """
+    x = to_tensor(input)
+    require(x, "f", "ApproxTopK")
+    k = _scalar_int(k)
+    if k < 0:
+        raise InvalidArgumentError(
+            None, None, f"Value for attr 'k' of {k} must be at least minimum 0"
+        )
+    (axis,) = axis_ints(reduction_dimension)
+    if x._v.ndim == 0:
+        raise InvalidArgumentError(None, None, "input must be >= 1-D, got shape [] [Op:ApproxTopK]")
+    if -x._v.ndim <= axis < x._v.ndim and k > x._v.shape[axis]:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"input must have at least k columns. Had {x._v.shape[axis]}, needed {k} "
+            "[Op:ApproxTopK]",
+        )
+    return _approx_search(
+        x,
+        k,
+        axis,
+        recall_target,
+        reduction_input_size_override,
+        aggregate_to_topk,
+        bool(is_max_k),
+    )
