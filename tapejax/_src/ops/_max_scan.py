@@ -83,4 +83,5 @@ def _routed_jvp(primals, tangents):
     out = jnp.zeros(value.shape, value.dtype)
     for t, index in zip(operand_tangents, indices):
         out = out + t.reshape(-1)[index].astype(value.dtype)
-    return value, out
+    # The primal through ``routed`` again: higher derivatives route the same way.
+    return routed(value, operands, indices), out

@@ -186,3 +186,14 @@ def _list_attr(values, attr: str, fn_name: str, minimum: int = 4, convert=int) -
             f"Length for attr '{attr}' of {len(values)} must be at least minimum {minimum}",
         )
     return [convert(v) for v in values]
+
+
+def _allowed_attr(value, attr: str, allowed: tuple) -> None:
+    """A string attribute of an op: TF's error when ``value`` is not one of ``allowed``."""
+    if value not in allowed:
+        names = ", ".join(f'"{a}"' for a in allowed)
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr '{attr}' of \"{value}\" is not in the list of allowed values: {names}",
+        )

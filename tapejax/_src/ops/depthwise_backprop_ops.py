@@ -15,11 +15,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..dispatch import Op, apply
-from ..errors import InvalidArgumentError, UnimplementedError
+from ..errors import UnimplementedError
 from ..tensor import Tensor
 from ._array_common import _host
 from ._helpers import TF_ALLOWED, binary_operands, dtype_mismatch, require
-from ._window_args import _NN, _iae, _list_attr, _padding_attr, _window_pads
+from ._window_args import _NN, _allowed_attr, _iae, _list_attr, _padding_attr, _window_pads
 from .conv_ops import _depthwise_op, _explicit_conv_pads
 
 __all__ = ["depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input"]
@@ -70,13 +70,7 @@ def _attrs(strides, padding, data_format, dilations, fn_name, op_name):
     """TF's Python and kernel-constructor checks: ``(strides, dilations, padding)``."""
     pad = _padding_attr(padding, op_name, explicit_ok=True)
     strides = _list_attr(strides, "strides", fn_name, minimum=0)
-    if data_format not in ("NHWC", "NCHW"):
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Value for attr 'data_format' of \"{data_format}\" is not in the list of allowed "
-            'values: "NHWC", "NCHW"',
-        )
+    _allowed_attr(data_format, "data_format", ("NHWC", "NCHW"))
     if len(strides) != 4:
         raise _iae("Sliding window strides field must specify 4 dimensions", op_name)
     if strides[1] != strides[2]:
@@ -136,13 +130,30 @@ def _check_shapes(xs, ws, ys, strides, dilations, pad, op_name: str):
     return pads
 
 
-def _static(strides, dilations, pads, shape_name: str, shape) -> tuple:
-    return (
-        (shape_name, tuple(shape)),
+# Per op: its Python wrapper's name, the size argument's input index and name, the static
+# argument the size becomes, and the op.
+_KINDS = {
+    _FILTER: ("depthwise_conv2d_native_backprop_filter", 1, "filter_sizes", "filter_shape"),
+    _INPUT: ("depthwise_conv2d_native_backprop_input", 0, "input_sizes", "input_shape"),
+}
+
+
+def _backprop(op_name, sizes, operand, out_backprop, strides, padding, data_format, dilations):
+    """Either backprop: ``operand`` is the input (filter backprop) or the filter."""
+    fn_name, index, sizes_name, static_name = _KINDS[op_name]
+    strides, dilations, pad = _attrs(strides, padding, data_format, dilations, fn_name, op_name)
+    shape = _sizes(sizes, op_name, index, sizes_name)
+    a, dy = binary_operands(operand, out_backprop, op_name)
+    require(a, "f", op_name)
+    xs, ws = (a._v.shape, shape) if op_name == _FILTER else (shape, a._v.shape)
+    pads = _check_shapes(xs, ws, dy._v.shape, strides, dilations, pad, op_name)
+    static = (
+        (static_name, shape),
         ("strides", tuple(strides[1:3])),
         ("dilations", tuple(dilations[1:3])),
         ("pads", pads),
     )
+    return apply(_filter_op if op_name == _FILTER else _input_op, (a, dy), static)
 
 
 def depthwise_conv2d_backprop_filter(
@@ -185,13 +196,9 @@ def depthwise_conv2d_backprop_filter(
         array([[4., 4.],
                [4., 4.]], dtype=float32)
     """
-    fn_name = "depthwise_conv2d_native_backprop_filter"
-    strides, dils, pad = _attrs(strides, padding, data_format, dilations, fn_name, _FILTER)
-    ws = _sizes(filter_sizes, _FILTER, 1, "filter_sizes")
-    x, dy = binary_operands(input, out_backprop, _FILTER)
-    require(x, "f", _FILTER)
-    pads = _check_shapes(x._v.shape, ws, dy._v.shape, strides, dils, pad, _FILTER)
-    return apply(_filter_op, (x, dy), _static(strides, dils, pads, "filter_shape", ws))
+    return _backprop(
+        _FILTER, filter_sizes, input, out_backprop, strides, padding, data_format, dilations
+    )
 
 
 def depthwise_conv2d_backprop_input(
@@ -220,10 +227,6 @@ def depthwise_conv2d_backprop_input(
                [2., 4., 2.],
                [1., 2., 1.]], dtype=float32)
     """
-    fn_name = "depthwise_conv2d_native_backprop_input"
-    strides, dils, pad = _attrs(strides, padding, data_format, dilations, fn_name, _INPUT)
-    xs = _sizes(input_sizes, _INPUT, 0, "input_sizes")
-    w, dy = binary_operands(filter, out_backprop, _INPUT)
-    require(w, "f", _INPUT)
-    pads = _check_shapes(xs, w._v.shape, dy._v.shape, strides, dils, pad, _INPUT)
-    return apply(_input_op, (w, dy), _static(strides, dils, pads, "input_shape", xs))
+    return _backprop(
+        _INPUT, input_sizes, filter, out_backprop, strides, padding, data_format, dilations
+    )

@@ -117,7 +117,7 @@ def _fractional_pool_fn(x, bounds, *, rows, cols, overlapping, average):
     valid = r_valid.T[:, None, :, None] & c_valid.T[None, :, None, :]
     valid = valid.reshape(kr * kc, 1, rows, cols, 1)
     if average:
-        total = jnp.sum(jnp.where(valid, stack, jnp.zeros((), x.dtype)), axis=0)
+        total = jnp.sum(jnp.where(valid, stack, jnp.zeros((), x.dtype)), axis=0, dtype=x.dtype)
         count = jnp.sum(valid, axis=0).astype(x.dtype)
         inexact = jnp.issubdtype(x.dtype, jnp.inexact)
         out = total / count if inexact else jax.lax.div(total, jnp.broadcast_to(count, total.shape))

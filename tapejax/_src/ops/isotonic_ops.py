@@ -13,6 +13,7 @@ the segment mean anyway.
 from __future__ import annotations
 
 import collections
+import math
 
 import jax
 import jax.numpy as jnp
@@ -34,6 +35,8 @@ IsotonicRegression = collections.namedtuple("IsotonicRegression", ["output", "se
 def _pools_of_row(x):
     """TF's PAVA on one row (non-increasing): ``(pool values, segment of each element)``."""
     n = x.shape[0]
+    if n == 0:
+        return x, jnp.zeros(0, jnp.int32)
 
     def merge(state):
         sums, counts, means, starts, top = state
@@ -80,17 +83,20 @@ def _segment_constant(value, x, segments):
 
 @_segment_constant.defjvp
 def _segment_constant_jvp(primals, tangents):
-    value, _, segments = primals
+    value, x, segments = primals
     _, tx, _ = tangents
     rows = jnp.arange(segments.shape[0])[:, None]
     sums = jnp.zeros(tx.shape, tx.dtype).at[rows, segments].add(tx)
     counts = jnp.zeros(tx.shape, tx.dtype).at[rows, segments].add(1)
-    return value, (sums / jnp.maximum(counts, 1))[rows, segments].astype(value.dtype)
+    mean = (sums / jnp.maximum(counts, 1))[rows, segments].astype(value.dtype)
+    # The primal through ``_segment_constant`` again: higher derivatives are TF's too.
+    return _segment_constant(value, x, segments), mean
 
 
 def _isotonic_fn(x, *, axis, decreasing, dtype):
     moved = jnp.moveaxis(x, axis, -1) if x.ndim else x
-    rows = moved.reshape(-1, moved.shape[-1] if moved.ndim else 1)
+    width = moved.shape[-1] if moved.ndim else 1
+    rows = moved.reshape(moved.size // width if width else math.prod(moved.shape[:-1]), width)
     # As TF: the increasing problem is the decreasing one of -x (negated in x's dtype).
     signed = (rows if decreasing else -rows).astype(dtype)
     value, segments = jax.vmap(_pools_of_row)(jax.lax.stop_gradient(signed))

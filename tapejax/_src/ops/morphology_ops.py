@@ -146,10 +146,10 @@ def erosion2d(value, filters, strides, padding, data_format, dilations, name=Non
 
     Example:
         >>> import tapejax as tf
-        >>> x = tf.reshape(tf.constant([1.0, 5.0, 2.0, 0.0]), [1, 2, 2, 1])
+        >>> x = tf.reshape(tf.constant([1.0, 5.0, 2.0, 3.0]), [1, 2, 2, 1])
         >>> y = tf.nn.erosion2d(x, tf.zeros([2, 2, 1]), [1, 1, 1, 1], "VALID", "NHWC", [1, 1, 1, 1])
         >>> float(y[0, 0, 0, 0])
-        0.0
+        1.0
     """
     _nhwc_only(data_format)
     negated = negative(value)

@@ -82,6 +82,31 @@ def _batch_norm_fn(x, mean, variance, *rest, epsilon, has_offset, has_scale):
 _batch_norm_op = Op("BatchNormalization", _batch_norm_fn)
 
 
+def _broadcast_shape(a: tuple, b: tuple, op_name: str) -> tuple:
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Incompatible shapes: [{','.join(map(str, a))}] vs. [{','.join(map(str, b))}] "
+            f"[Op:{op_name}]",
+        ) from None
+
+
+def _check_batch_norm_shapes(x, mean, variance, offset, scale) -> None:
+    """TF's broadcasts, in the order of its ops: ``inv = rsqrt(variance + eps) * scale``,
+    ``x * inv``, ``mean * inv``, ``offset - mean * inv``, and their sum."""
+    inv = variance._v.shape
+    if scale is not None:
+        inv = _broadcast_shape(inv, scale._v.shape, "Mul")
+    scaled = _broadcast_shape(x._v.shape, inv, "Mul")
+    shift = _broadcast_shape(mean._v.shape, inv, "Mul")
+    if offset is not None:
+        shift = _broadcast_shape(offset._v.shape, shift, "Sub")
+    _broadcast_shape(scaled, shift, "AddV2")
+
+
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """``scale * (x - mean) / sqrt(variance + variance_epsilon) + offset``
     (``tf.nn.batch_normalization``), in TF's order of operations; ``offset`` and ``scale``
@@ -104,9 +129,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         raise dtype_mismatch("Mul", 1, m._v.dtype, vdt)
     if off is not None and off._v.dtype != vdt:
         raise dtype_mismatch("Sub", 1, off._v.dtype, vdt)
-    for a in (v, m, off, sc):
-        if a is not None:
-            check_broadcast(t, a, "Mul")
+    _check_batch_norm_shapes(t, m, v, off, sc)
     args = (t, m, v) + tuple(a for a in (off, sc) if a is not None)
     static = (
         ("epsilon", float(variance_epsilon)),

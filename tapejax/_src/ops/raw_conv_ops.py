@@ -16,10 +16,10 @@ import jax
 import jax.numpy as jnp
 
 from ..dispatch import Op, apply
-from ..errors import InvalidArgumentError, UnimplementedError
+from ..errors import UnimplementedError
 from ..tensor import Tensor
 from ._helpers import TF_ALLOWED, binary_operands, coerce_to, dtype_mismatch, require
-from ._window_args import _NN, _dims, _iae, _list_attr, _window_pads
+from ._window_args import _NN, _allowed_attr, _dims, _iae, _list_attr, _window_pads
 from .conv_ops import _conv_fn, _explicit_conv_pads
 from .conv_transpose_ops import _conv_transpose
 
@@ -40,13 +40,7 @@ def padding_attr(padding, explicit_paddings, n: int, op_name: str):
     CheckValidPadding texts."""
     if not isinstance(padding, str):
         raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
-    if padding not in ("SAME", "VALID", "EXPLICIT"):
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Value for attr 'padding' of \"{padding}\" is not in the list of allowed values: "
-            '"SAME", "VALID", "EXPLICIT"',
-        )
+    _allowed_attr(padding, "padding", ("SAME", "VALID", "EXPLICIT"))
     explicit = [int(p) for p in (explicit_paddings or [])]
     if padding != "EXPLICIT":
         if explicit:
@@ -158,13 +152,7 @@ def conv(
     if padding != "EXPLICIT":  # the attribute checks come before the kernel's
         padding_attr(padding, (), 0, op_name)
     dilations = _list_attr(dilations, "dilations", "conv", minimum=0)
-    if data_format not in ("CHANNELS_FIRST", "CHANNELS_LAST"):
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Value for attr 'data_format' of \"{data_format}\" is not in the list of allowed "
-            'values: "CHANNELS_FIRST", "CHANNELS_LAST"',
-        )
+    _allowed_attr(data_format, "data_format", ("CHANNELS_FIRST", "CHANNELS_LAST"))
     require(x, "fi", op_name)
     if groups != 1:
         raise UnimplementedError(
@@ -224,33 +212,22 @@ def _backprop_attrs(strides, padding, explicit_paddings, data_format, dilations,
     strides = _list_attr(strides, "strides", fn_name, minimum=0)
     dilations = _list_attr(dilations, "dilations", fn_name, minimum=0)
     pad = padding_attr(padding, explicit_paddings, 2, op_name)
-    if data_format not in ("NHWC", "NCHW"):
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Value for attr 'data_format' of \"{data_format}\" is not in the list of allowed "
-            'values: "NHWC", "NCHW"',
-        )
-    if len(strides) != 4:
-        raise _iae("Sliding window strides field must specify 4 dimensions", op_name)
-    if strides[0] != 1 or strides[3] != 1:
-        raise _iae(
-            "Current implementation does not yet support strides in the batch and depth "
-            "dimensions.",
-            op_name,
-        )
-    if min(strides[1:3]) <= 0:
-        raise _iae("Row and column strides should be larger than 0.", op_name)
-    if len(dilations) != 4:
-        raise _iae("Sliding window dilations field must specify 4 dimensions", op_name)
-    if dilations[0] != 1 or dilations[3] != 1:
-        raise _iae(
-            "Current implementation does not yet support dilations in the batch and depth "
-            "dimensions.",
-            op_name,
-        )
-    if min(dilations[1:3]) <= 0:
-        raise _iae("Dilated rates should be larger than 0.", op_name)
+    _allowed_attr(data_format, "data_format", ("NHWC", "NCHW"))
+    limits = (
+        (strides, "strides", "Row and column strides should be larger than 0."),
+        (dilations, "dilations", "Dilated rates should be larger than 0."),
+    )
+    for values, what, positive in limits:
+        if len(values) != 4:
+            raise _iae(f"Sliding window {what} field must specify 4 dimensions", op_name)
+        if values[0] != 1 or values[3] != 1:
+            raise _iae(
+                f"Current implementation does not yet support {what} in the batch and depth "
+                "dimensions.",
+                op_name,
+            )
+        if min(values[1:3]) <= 0:
+            raise _iae(positive, op_name)
     if data_format == "NCHW":
         kind = "Filter" if "Filter" in op_name else "Input"
         raise _iae(f"Conv2DCustomBackprop{kind}Op only supports NHWC.", op_name)

@@ -45,7 +45,7 @@ def _volume_patches_fn(x, *, sizes, strides, padding):
         for i, j, k in itertools.product(*(range(k) for k in sizes))
     ]
     out = jnp.stack(patches, axis=4)  # [b, planes, rows, cols, kd * kh * kw, depth]
-    return out.reshape(out.shape[:4] + (-1,))
+    return out.reshape(out.shape[:4] + (out.shape[4] * out.shape[5],))
 
 
 _volume_patches_op = Op(_OP, _volume_patches_fn)
