@@ -167,6 +167,7 @@ from tapejax._src.ops.selection_ops import gather, where
 from tapejax._src.ops.sequence_ops import add_n
 from tapejax._src.ops.sort_ops import argsort, searchsorted, sort, unique, unique_with_counts
 from tapejax._src.ops.space_ops import batch_to_space, space_to_batch, space_to_batch_nd
+from tapejax._src.ops.spectral_ops import sqrtm as matrix_square_root  # tf.linalg.sqrtm
 from tapejax._src.ops.tensor_array_ops import TensorArray
 from tapejax._src.py_functions import numpy_function, py_function
 from tapejax._src.registry import RegisterGradient, no_gradient
@@ -311,6 +312,7 @@ __all__ = [
     "map_fn",
     "math",
     "matmul",
+    "matrix_square_root",
     "maximum",
     "meshgrid",
     "minimum",
