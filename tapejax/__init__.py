@@ -107,6 +107,7 @@ from tapejax._src.ops.creation_ops import (
     zeros,
     zeros_like,
 )
+from tapejax._src.ops.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
 from tapejax._src.ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
 from tapejax._src.ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
 from tapejax._src.ops.index_ops import dynamic_partition, dynamic_stitch, unravel_index
@@ -269,6 +270,7 @@ __all__ = [
     "executing_eagerly",
     "expand_dims",
     "eye",
+    "fftnd",
     "fill",
     "float16",
     "float32",
@@ -292,6 +294,7 @@ __all__ = [
     "histogram_fixed_width_bins",
     "identity",
     "identity_n",
+    "ifftnd",
     "int16",
     "int32",
     "int64",
@@ -299,6 +302,7 @@ __all__ = [
     "init_scope",
     "inside_function",
     "int8",
+    "irfftnd",
     "is_tensor",
     "less",
     "less_equal",
@@ -353,6 +357,7 @@ __all__ = [
     "reshape",
     "reverse",
     "reverse_sequence",
+    "rfftnd",
     "roll",
     "round",
     "saturate_cast",
