@@ -108,6 +108,7 @@ from tapejax._src.ops.creation_ops import (
     zeros,
     zeros_like,
 )
+from tapejax._src.ops.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
 from tapejax._src.ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
 from tapejax._src.ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
 from tapejax._src.ops.index_ops import dynamic_partition, dynamic_stitch, unravel_index
@@ -173,6 +174,7 @@ from tapejax._src.ops.selection_ops import gather, where
 from tapejax._src.ops.sequence_ops import add_n
 from tapejax._src.ops.sort_ops import argsort, searchsorted, sort, unique, unique_with_counts
 from tapejax._src.ops.space_ops import batch_to_space, space_to_batch, space_to_batch_nd
+from tapejax._src.ops.spectral_ops import sqrtm as matrix_square_root  # tf.linalg.sqrtm
 from tapejax._src.ops.tensor_array_ops import TensorArray
 from tapejax._src.ops.top_k_ops import approx_top_k
 from tapejax._src.ops.volume_patch_ops import extract_volume_patches
@@ -281,6 +283,7 @@ __all__ = [
     "expand_dims",
     "extract_volume_patches",
     "eye",
+    "fftnd",
     "fill",
     "float16",
     "float32",
@@ -304,6 +307,7 @@ __all__ = [
     "histogram_fixed_width_bins",
     "identity",
     "identity_n",
+    "ifftnd",
     "int16",
     "int32",
     "int64",
@@ -311,6 +315,7 @@ __all__ = [
     "init_scope",
     "inside_function",
     "int8",
+    "irfftnd",
     "is_tensor",
     "less",
     "less_equal",
@@ -324,6 +329,7 @@ __all__ = [
     "map_fn",
     "math",
     "matmul",
+    "matrix_square_root",
     "maximum",
     "meshgrid",
     "minimum",
@@ -365,6 +371,7 @@ __all__ = [
     "reshape",
     "reverse",
     "reverse_sequence",
+    "rfftnd",
     "roll",
     "round",
     "saturate_cast",

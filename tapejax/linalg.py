@@ -31,12 +31,13 @@ from tapejax._src.ops.solver_ops import (
     solve,
     triangular_solve,
 )
-from tapejax._src.ops.spectral_ops import eig, eigvals, matrix_rank, sqrtm
+from tapejax._src.ops.spectral_ops import eig, eigvals, logm, matrix_rank, sqrtm
 from tapejax._src.ops.structured_ops import (
     banded_triangular_solve,
     tensor_diag,
     tensor_diag_part,
 )
+from tapejax._src.ops.tridiagonal_eigen_ops import eigh_tridiagonal
 from tapejax._src.ops.tridiagonal_ops import tridiagonal_matmul, tridiagonal_solve
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "diag_part",
     "eig",
     "eigh",
+    "eigh_tridiagonal",
     "eigvals",
     "eigvalsh",
     "einsum",
@@ -60,6 +62,7 @@ __all__ = [
     "inv",
     "l2_normalize",
     "logdet",
+    "logm",
     "lstsq",
     "lu",
     "lu_matrix_inverse",
@@ -89,5 +92,6 @@ __all__ = [
 
 # Names of this namespace that TF also exports at top level as the same function
 # (``tf.einsum is tf.linalg.einsum``); ``tapejax``'s ``__init__`` re-exports them. ``matmul``
-# and ``eye`` are top-level names of their own already.
-TOPLEVEL: list[str] = ["einsum", "norm", "tensordot"]
+# and ``eye`` are top-level names of their own already, and ``tf.matrix_square_root`` (TF's
+# ``sqrtm`` under another name) is re-exported there by that name.
+TOPLEVEL: list[str] = ["eig", "eigvals", "einsum", "norm", "tensordot"]

@@ -112,6 +112,7 @@ from tapejax._src.ops.sequence_ops import (
     is_strictly_increasing,
     polyval,
 )
+from tapejax._src.ops.sobol_ops import sobol_sample
 from tapejax._src.ops.special_ops import (
     acos,
     acosh,
@@ -262,6 +263,7 @@ __all__ = [
     "sign",
     "sin",
     "sinh",
+    "sobol_sample",
     "softmax",
     "softplus",
     "softsign",

@@ -298,6 +298,18 @@ def _list_of_arrays(dt, shape):
     return ([rand(dt, shape, 0), rand(dt, shape[:1], 1)],), {}
 
 
+def tridiagonal_eigen(dtypes=FC, shapes=((2,), (6,)), diff=(0, 1), **kwargs):
+    """``eigh_tridiagonal(alpha [n], beta [n - 1])`` of a random Hermitian matrix."""
+    return structured(
+        "linalg.eigh_tridiagonal",
+        lambda dt, s: (rand(dt, s), rand(dt, (s[0] - 1,), 1)),
+        dtypes=dtypes,
+        shapes=shapes,
+        diff=diff,
+        **kwargs,
+    )
+
+
 CASES = [
     # -- inverse, determinants, Cholesky
     square("linalg.inv"),
@@ -395,6 +407,8 @@ CASES = [
         dtypes=F,
         shapes=((3, 3),),
     ),
+    square("linalg.logm", gen=spd, dtypes=("complex64", "complex128"), diff=False),
+    square("linalg.logm", gen=general, dtypes=("complex64",), shapes=((2, 4, 4),), diff=False),
     square("linalg.matrix_rank", gen=low_rank, dtypes=F, shapes=((3, 4), (2, 4, 4)), diff=False),
     square("linalg.matrix_rank", gen=low_rank, dtypes=F, shapes=((2, 4, 4),), diff=False, tol=0.5),
     square("linalg.matrix_rank", gen=general, dtypes=("float32",), shapes=((3, 3),), diff=False),
@@ -477,6 +491,30 @@ CASES = [
         diff=(1,),
         diagonals_format="sequence",
     ),
+    structured("linalg.tridiagonal_solve", with_rhs(tridiagonal), perturb_singular=True),
+    structured(
+        "linalg.tridiagonal_solve",
+        with_rhs(lambda dt, s: tridiagonal(dt, s, boost=0.0), vector=True),
+        dtypes=F,
+        shapes=((3, 1), (3, 2), (2, 3, 6)),
+        perturb_singular=True,
+    ),
+    # -- Hermitian tridiagonal eigenproblems (TF's bisection: its gradient is TF's, below)
+    tridiagonal_eigen(),
+    tridiagonal_eigen(dtypes=("float32",), shapes=((6,),), select="i", select_range=[1, 3]),
+    tridiagonal_eigen(dtypes=("float32",), shapes=((6,),), select="v", select_range=[-0.5, 0.5]),
+    tridiagonal_eigen(dtypes=("float32",), shapes=((6,),), tol=0.05),
+    # Eigenvector gradients are rounding noise, in TF's too: tested on exact cases below.
+    tridiagonal_eigen(shapes=((5,),), diff=(), eigvals_only=False),
+    tridiagonal_eigen(
+        dtypes=("float32",),
+        shapes=((6,),),
+        diff=(),
+        eigvals_only=False,
+        select="i",
+        select_range=[2, 4],
+    ),
+    tridiagonal_eigen(dtypes=("float32", "complex64"), shapes=((1,),), eigvals_only=False),
     structured("linalg.banded_triangular_solve", with_rhs(bands)),
     structured(
         "linalg.banded_triangular_solve",
@@ -626,7 +664,7 @@ CASES = [
 ]
 
 # TF registers no gradient for these (tapes give None).
-NOT_DIFFERENTIABLE: set = {"linalg.lu", "linalg.matrix_rank"}
+NOT_DIFFERENTIABLE: set = {"linalg.lu", "linalg.matrix_rank", "linalg.logm"}
 
 # Public ops whose comparison needs more than a Case: eigh's, svd's and eig's vectors are
 # compared through the ``GaugeFixed`` and ``PhaseFixed`` cases above (their wrapper is not
@@ -636,6 +674,9 @@ OTHERWISE_TESTED = {"linalg.eigh", "linalg.eig"}  # eigvals: complex Cases are p
 # TF's gradient here is deliberately not the derivative of the forward function (Cholesky
 # reads one triangle but TF's gradient is symmetric): checked on symmetric inputs below.
 _SYMMETRIZED = {"linalg.cholesky", "linalg.logdet", "linalg.cholesky_solve"}
+# TF's gradient of eigh_tridiagonal is that of its bisection's final midpoints (a combination of
+# the starting bounds), not the eigenvalues' derivative: checked against TF only.
+_BISECTION = {"linalg.eigh_tridiagonal"}
 
 
 @pytest.mark.parametrize("case, dtype, shape", value_params(CASES))
@@ -655,7 +696,11 @@ def test_tape_gradients_match_tf(case):
 
 @pytest.mark.parametrize(
     "case",
-    [c for c in first_of_each_op(CASES, NOT_DIFFERENTIABLE) if c.name not in _SYMMETRIZED],
+    [
+        c
+        for c in first_of_each_op(CASES, NOT_DIFFERENTIABLE)
+        if c.name not in _SYMMETRIZED | _BISECTION
+    ],
     ids=case_id,
 )
 def test_pure_function_gradients_are_numerically_right(case, x64):
@@ -670,7 +715,7 @@ _SECOND_ORDER_ONCE = {"linalg.tridiagonal_solve", "linalg.sqrtm", "linalg.banded
 def _second_order_cases():
     seen = set()
     for c in grad_cases(CASES):
-        if c.name in _SYMMETRIZED | NOT_DIFFERENTIABLE or c.name in seen:
+        if c.name in _SYMMETRIZED | _BISECTION | NOT_DIFFERENTIABLE or c.name in seen:
             continue
         if c.name in _SECOND_ORDER_ONCE:
             seen.add(c.name)
@@ -853,11 +898,35 @@ def test_tridiagonal_solve_fails_as_tfs_algorithms():
     assert np.all(np.isnan(singular.numpy()))
 
 
-def test_tridiagonal_solve_perturb_singular_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="perturb_singular"):
-        tapejax.linalg.tridiagonal_solve(
-            tapejax.ones([3, 4]), tapejax.ones([4, 1]), perturb_singular=True
-        )
+def test_tridiagonal_solve_perturb_singular_is_tfs_on_singular_matrices():
+    """TF perturbs the zero pivot by eps * max |U| and doubles it while the row could overflow:
+    an exactly singular system gives TF's values and gradients. At a numerically singular one
+    the pivot is a rounding error, so only the solution's direction is reproducible."""
+    d = np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 0.0]], "float32")
+    r = np.array([[0.3], [0.7]], "float32")
+    for fw in (tensorflow, tapejax):
+        x = fw.linalg.tridiagonal_solve(fw.constant(d), fw.constant(r), perturb_singular=True)
+        assert np.isfinite(x.numpy()).all()
+    _same_as_tf(
+        lambda tf, x: tf.linalg.tridiagonal_solve(x, tf.constant(r), perturb_singular=True),
+        d,
+        rtol=1e-6,
+    )
+    a, b = rand("float64", (5,)), rand("float64", (4,), 1)
+    lam = np.linalg.eigvalsh(np.diag(a) + np.diag(b, 1) + np.diag(b, -1))[0]
+    near = np.stack([np.append(b, 0.0), a - lam, np.insert(b, 0, 0.0)]).astype("float32")
+    rhs = rand("float32", (5, 1), 2)
+    got, want = (
+        fw.linalg.tridiagonal_solve(fw.constant(near), fw.constant(rhs), perturb_singular=True)
+        for fw in (tapejax, tensorflow)
+    )
+    got, want = got.numpy(), want.numpy()
+    assert np.linalg.norm(want) > 1e5  # the solution is the eigenvector, magnified
+    np.testing.assert_allclose(
+        got / np.linalg.norm(got), want / np.linalg.norm(want), rtol=1e-5, atol=1e-6
+    )
+    with pytest.raises(ValueError, match="partial_pivoting must be True if perturb_singular is."):
+        tapejax.linalg.tridiagonal_solve(d, r, partial_pivoting=False, perturb_singular=True)
 
 
 def test_tridiagonal_solve_complex_gradient_is_tfs():
@@ -926,6 +995,119 @@ def test_eig_degenerate_eigenvalues_give_tfs_finite_gradient():
     np.testing.assert_allclose(got, np.eye(3), atol=1e-6)
     got = _same_as_tf(lambda tf, x: tf.abs(tf.linalg.eig(x)[1]), a)
     assert np.all(np.isfinite(got))
+
+
+def test_logm_branch_jordan_blocks_and_singular_matrices_are_tfs():
+    """The principal branch (log of -1 is i pi), a defective matrix (a Jordan block, whose
+    eigenvectors cannot diagonalize it) and NaN for a singular one, as TF's Eigen kernel."""
+    for m in ([[-1.0, 0.0], [0.0, -2.0]], [[1.0, 1.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]]):
+        m = np.array(m, "complex64")
+        want = tensorflow.linalg.logm(m).numpy()
+        np.testing.assert_allclose(tapejax.linalg.logm(m).numpy(), want, atol=1e-6, equal_nan=True)
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]], "complex64")  # log is pi/2 times itself
+    np.testing.assert_allclose(
+        tapejax.linalg.logm(rotation).numpy(), rotation * np.pi / 2, atol=1e-6
+    )
+
+
+def test_logm_has_no_gradient_as_tf():
+    """TF registers none (its tape raises LookupError); tapejax's tape gives None."""
+    x = tapejax.constant(spd("complex64", (3, 3)))
+    with tapejax.GradientTape() as tape:
+        tape.watch(x)
+        y = tapejax.linalg.logm(x)
+    assert tape.gradient(y, x) is None
+    with pytest.raises(LookupError, match="gradient registry has no entry for: MatrixLogarithm"):
+        _tape_grad(tensorflow, lambda tf, x: tf.math.real(tf.linalg.logm(x)), x.numpy())
+
+
+def _tridiagonal_eigen_loss(tf, values, vectors):
+    w = tf.constant(np.arange(vectors.shape[0] * vectors.shape[1], dtype="float32") / 10)
+    w = tf.reshape(w, vectors.shape)
+    return tf.reduce_sum(values) + tf.reduce_sum(vectors * vectors * w) + tf.reduce_sum(vectors[0])
+
+
+@pytest.mark.parametrize(
+    "alpha, beta",
+    [
+        pytest.param([1.0, 1.0], [1.0], marks=pytest.mark.slow),
+        pytest.param([0.0, 0.0], [1.0], marks=pytest.mark.slow),
+        pytest.param([1.0, 2.0, 3.0], [0.0, 0.0], marks=pytest.mark.slow),
+        # Two clusters of equal eigenvalues.
+        pytest.param([2.0, 2.0, 2.0, 2.0], [1.0, 0.0, 1.0], marks=pytest.mark.slow),
+    ],
+)
+def test_eigh_tridiagonal_vector_gradients_are_tfs_where_exact(alpha, beta):
+    """TF's eigenvector gradient goes through its inverse iteration, solves at numerically
+    singular matrices: in general it is rounding noise (TF's own changes when an input moves
+    by one ulp). Where the shifted matrices are exactly singular it is deterministic, and
+    tapejax's equals TF's."""
+    a, b = np.array(alpha, "float32"), np.array(beta, "float32")
+
+    def grads(fw):
+        x, y = fw.constant(a), fw.constant(b)
+        with fw.GradientTape() as tape:
+            tape.watch([x, y])
+            loss = _tridiagonal_eigen_loss(
+                fw, *fw.linalg.eigh_tridiagonal(x, y, eigvals_only=False)
+            )
+        return [g.numpy() for g in tape.gradient(loss, [x, y])]
+
+    for got, want in zip(grads(tapejax), grads(tensorflow)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_eigh_tridiagonal_gradient_is_tfs_bisection_not_the_derivative():
+    """TF differentiates its bisection: the eigenvalues move with the Gershgorin bounds they
+    started from, which involve only the rows that set those bounds."""
+    a, b = np.array([1.0, 2.0, 3.0, 4.0], "float32"), np.array([0.5, -0.3, 0.7], "float32")
+    got = _same_as_tf(lambda tf, x: tf.linalg.eigh_tridiagonal(x, tf.constant(b)), a, rtol=1e-6)
+    true = np.linalg.eigh(np.diag(a) + np.diag(b, 1) + np.diag(b, -1))[1] ** 2  # d e_j / d a_i
+    assert np.abs(got - true.sum(axis=1)).max() > 0.1
+    np.testing.assert_array_equal(got[1:3], [0.0, 0.0])  # the inner rows set no bound
+
+
+@pytest.mark.slow
+def test_eigh_tridiagonal_clusters_are_orthonormalized_as_tf():
+    """Eigenvalues closer than sqrt(eps) |T| share one QR-orthonormalized basis (Eigen's
+    Householder signs), as TF's. (Where the iteration has already made a cluster's vectors
+    orthogonal, as for a block-diagonal matrix, the signs QR gives are rounding noise in TF's
+    results too.)"""
+    cases = [(np.ones(5), np.full(4, 1e-5)), (np.full(6, 3.0), 1e-6 * np.array([1, 2, 1, 2, 1]))]
+    for a, b in cases:
+        for dt, atol in (("float32", 1e-6), ("complex64", 1e-4)):
+            a_, b_ = a.astype(dt), (b * (1 + 1j if dt == "complex64" else 1)).astype(dt)
+            want = tensorflow.linalg.eigh_tridiagonal(a_, b_, eigvals_only=False)
+            got = tapejax.linalg.eigh_tridiagonal(a_, b_, eigvals_only=False)
+            np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), atol=1e-6)
+            np.testing.assert_allclose(got[1].numpy(), want[1].numpy(), atol=atol)
+            v = got[1].numpy()
+            np.testing.assert_allclose(np.conj(v.T) @ v, np.eye(len(a)), atol=1e-5)
+
+
+def test_eigh_tridiagonal_start_vectors_are_tfs():
+    """Inverse iteration starts from TF's ``stateless_random_normal(seed=[7, 42])``: Philox
+    reproduced bit for bit but for rare last-bit differences of its float32 sin/cos/log."""
+    from tapejax._src.ops._philox import stateless_normal
+
+    for shape in ((1, 1), (3, 7), (6, 5)):
+        want = tensorflow.random.stateless_normal(shape, seed=[7, 42]).numpy()
+        np.testing.assert_allclose(stateless_normal(shape, (7, 42)), want, rtol=3e-7, atol=3e-7)
+
+
+@pytest.mark.slow
+def test_eigh_tridiagonal_traces_under_jit():
+    a, b = rand("float32", (6,)), rand("float32", (5,), 1)
+    e, v = tapejax.linalg.eigh_tridiagonal(a, b, eigvals_only=False)
+    f = jax.jit(
+        lambda a, b: [t._value for t in tapejax.linalg.eigh_tridiagonal(a, b, eigvals_only=False)]
+    )
+    traced = f(a, b)  # every eigenvalue treated as possibly clustered: the same vectors
+    np.testing.assert_allclose(traced[0], e.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(traced[1], v.numpy(), atol=1e-6)
+    g = jax.jit(lambda a, b: tapejax.linalg.eigh_tridiagonal(a, b, select="v", select_range=[0, 1]))
+    with pytest.raises(NotImplementedError, match=r"select='v'"):
+        g(a, b)
 
 
 def test_eig_and_sqrtm_on_a_backend_without_them_say_so():
@@ -1000,10 +1182,15 @@ def test_eye_is_the_top_level_eye():
     assert tensorflow.linalg.eye is tensorflow.eye
 
 
-@pytest.mark.parametrize("name", ["einsum", "norm", "tensordot"])
+@pytest.mark.parametrize("name", ["eig", "eigvals", "einsum", "norm", "tensordot"])
 def test_toplevel_aliases_are_tfs(name):
     assert getattr(tensorflow, name) is getattr(tensorflow.linalg, name)
     assert getattr(tapejax, name) is getattr(tapejax.linalg, name)
+
+
+def test_matrix_square_root_is_sqrtm():
+    assert tensorflow.matrix_square_root is tensorflow.linalg.sqrtm
+    assert tapejax.matrix_square_root is tapejax.linalg.sqrtm
 
 
 # -- errors: the same expression raises the same error under both frameworks -------------------
@@ -1639,6 +1826,62 @@ ERRORS = [
         lambda tf: tf.linalg.matrix_rank(tf.ones([2])),
         "ValueError",
         r"Input `a` must have at least 2 dimensions \(saw: 1\)\.",
+    ),
+    (
+        lambda tf: tf.linalg.logm(tf.eye(2)),
+        IAE,
+        r"Value for attr 'T' of float is not in the list of allowed values: complex64, complex128",
+    ),
+    (
+        lambda tf: tf.linalg.logm(tf.ones([2, 3], tf.complex64)),
+        IAE,
+        r"Input matrix must be square\. \[Op:MatrixLogarithm\]",
+    ),
+    (
+        lambda tf: tf.linalg.logm(tf.ones([3], tf.complex64)),
+        IAE,
+        r"Input tensor 0 must have rank >= 2, got 1 \[Op:MatrixLogarithm\]",
+    ),
+    (
+        lambda tf: tf.linalg.eigh_tridiagonal(tf.ones([3]), tf.ones([2], tf.float64)),
+        "ValueError",
+        r"'alpha' and 'beta' must have the same type\.",
+    ),
+    (
+        lambda tf: tf.linalg.eigh_tridiagonal([1, 2, 3], [1, 1]),
+        "ValueError",
+        r"data type <class 'numpy\.int32'> not inexact",
+    ),
+    (
+        lambda tf: tf.linalg.eigh_tridiagonal(tf.ones([3]), tf.ones([2]), select="x"),
+        "ValueError",
+        r"'select must have a value in \{'a', 'i', 'v'\}\.",
+    ),
+    (
+        lambda tf: tf.linalg.eigh_tridiagonal(tf.ones([4]), tf.ones([2])),
+        IAE,
+        r"Incompatible shapes: \[4\] vs\. \[3\]",
+    ),
+    (
+        lambda tf: tf.linalg.eigh_tridiagonal(
+            tf.ones([3]), tf.ones([2]), select="i", select_range=[2, 1]
+        ),
+        IAE,
+        r"Got empty index range in select_range\.\nCondition x <= y did not hold\.\nFirst 1 elements of x:\n\[2\]\nFirst 1 elements of y:\n\[1\]",
+    ),
+    (
+        lambda tf: tf.linalg.eigh_tridiagonal(
+            tf.ones([3]), tf.ones([2]), select="v", select_range=[2.0, 1.0]
+        ),
+        IAE,
+        r"Got empty interval in select_range\.\nCondition x < y did not hold\.",
+    ),
+    (
+        lambda tf: tf.linalg.eigh_tridiagonal(
+            tf.ones([3]), tf.ones([2]), eigvals_only=False, select="v", select_range=[8.0, 9.0]
+        ),
+        IAE,
+        r"slice index 0 of dimension 0 out of bounds\.",
     ),
     # Gradients TF's rules refuse.
     (

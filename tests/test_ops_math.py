@@ -489,6 +489,20 @@ CASES = [
         lambda dt, shape: ((arr("float32", shape) + 1j * arr("float32", shape, seed=1), 2.0), {}),
         dtypes=("complex64",),
     ),
+    # -- Sobol sequences: TF's points bit for bit (rtol/atol 0)
+    fixed("math.sobol_sample", lambda dt: (3, 10), rtol=0, atol=0),
+    fixed(
+        "math.sobol_sample",
+        lambda dt: (7, 33),
+        {"skip": 5, "dtype": "float64"},
+        x64=True,
+        rtol=0,
+        atol=0,
+    ),
+    fixed("math.sobol_sample", lambda dt: (1111, 4), {"skip": 1000}, rtol=0, atol=0),
+    fixed("math.sobol_sample", lambda dt: (21200, 2), {"skip": np.int32(7)}, rtol=0, atol=0),
+    # More points than TF's kernel computes in one block (512), far into the sequence.
+    fixed("math.sobol_sample", lambda dt: (40, 1500), {"skip": 1234567}, rtol=0, atol=0),
 ]
 
 # Ops TF registers without a gradient (None through a tape), or with none at all (TF raises
@@ -506,6 +520,7 @@ NOT_DIFFERENTIABLE = {
     "math.is_non_decreasing",
     "math.is_strictly_increasing",
     "math.invert_permutation",
+    "math.sobol_sample",
 }
 
 
@@ -960,6 +975,43 @@ def test_toplevel_aliases_are_tfs():
             assert hasattr(tapejax, name), f"tf.{name} is tf.math.{name}: tapejax.{name} is missing"
 
 
+def test_sobol_direction_numbers_are_tfs_table():
+    """The compact table regenerates every digit of the one TF's kernel embeds."""
+    import pathlib
+    import re
+
+    from tapejax._src.ops import sobol_ops
+
+    header = pathlib.Path(tensorflow.__file__).parent / "include/external/sobol_data/sobol_data.h"
+    if not header.exists():
+        pytest.skip("this TensorFlow wheel ships no headers")
+    text = header.read_text()
+    rows = re.findall(r"\{([0-9, ]+)\}", text[text.index("kDirectionNumbers") :])
+    want = np.array([[int(v) for v in row.split(",")] for row in rows], np.int64)
+    got = sobol_ops.expand(dict(np.load(sobol_ops._DIRECTIONS)))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_sobol_sample_traces_with_a_traced_skip():
+    f = tapejax.function(lambda skip: tapejax.math.sobol_sample(4, 6, skip=skip))
+    for skip in (0, 9, 100):  # the first call runs eagerly, the next ones traced
+        want = tensorflow.math.sobol_sample(4, 6, skip=skip).numpy()
+        np.testing.assert_array_equal(f(tapejax.constant(skip)).numpy(), want)
+    g = tapejax.function(lambda d: tapejax.math.sobol_sample(d, 3))
+    g(tapejax.constant(2))
+    with pytest.raises(NotImplementedError, match=r"`dim` sets the output's shape"):
+        g(tapejax.constant(2))
+
+
+def test_sobol_sample_past_2_to_the_30_is_the_sequence():
+    """TF's kernel scales by 1 / (1 << 31), an int overflow, once skip + num_results + 1
+    reaches 2**30: its points come out negated. tapejax returns the sequence's points."""
+    want = -tensorflow.math.sobol_sample(3, 4, skip=2**30).numpy()
+    got = tapejax.math.sobol_sample(3, 4, skip=2**30).numpy()
+    np.testing.assert_array_equal(got, want)
+    assert np.all((got >= 0) & (got < 1))
+
+
 def test_polyval_needs_a_list():
     for fw in (tensorflow, tapejax):
         with pytest.raises(ValueError, match="Argument coeffs must be list type"):
@@ -1312,6 +1364,43 @@ ERRORS = [
         lambda tf: tf.realdiv(tf.constant([7.0]), tf.constant([2], tf.int32)),
         IAE,
         r"cannot compute RealDiv as input #1\(zero-based\) was expected to be a float tensor but is a int32 tensor \[Op:RealDiv\]",
+    ),
+    (lambda tf: tf.math.sobol_sample(0, 4), IAE, r"dim must be at least one \[Op:SobolSample\]"),
+    (
+        lambda tf: tf.math.sobol_sample(21201, 1),
+        IAE,
+        r"dim must be at most 21200 \[Op:SobolSample\]",
+    ),
+    (
+        lambda tf: tf.math.sobol_sample(2, 0),
+        IAE,
+        r"num_results must be at least one \[Op:SobolSample\]",
+    ),
+    (
+        lambda tf: tf.math.sobol_sample(2, 1, -1),
+        IAE,
+        r"skip must be non-negative \[Op:SobolSample\]",
+    ),
+    (
+        lambda tf: tf.math.sobol_sample(2, 2**31 - 2, 1),
+        IAE,
+        r"num_results\+skip must be less than 2147483647 \[Op:SobolSample\]",
+    ),
+    (lambda tf: tf.math.sobol_sample([2], 2), IAE, r"dim must be a scalar \[Op:SobolSample\]"),
+    (
+        lambda tf: tf.math.sobol_sample(2, 2, dtype=tf.float16),
+        IAE,
+        r"Value for attr 'dtype' of half is not in the list of allowed values: float, double",
+    ),
+    (
+        lambda tf: tf.math.sobol_sample(2.0, 2),
+        "TypeError",
+        r"Cannot convert 2\.0 to EagerTensor of dtype int32",
+    ),
+    (
+        lambda tf: tf.math.sobol_sample(2, tf.constant(3, tf.int16)),
+        IAE,
+        r"cannot compute SobolSample as input #1\(zero-based\) was expected to be a int32 tensor but is a int16 tensor \[Op:SobolSample\]",
     ),
 ]
 

@@ -1,15 +1,20 @@
-"""``tf.linalg``'s eigendecomposition of general matrices, matrix square root and rank.
+"""``tf.linalg``'s eigendecomposition of general matrices, matrix square root, logarithm and
+rank.
 
-``eig``, ``eigvals``, ``sqrtm`` and ``matrix_rank``, each one op with TF's checks. ``eig``
+``eig``, ``eigvals``, ``sqrtm``, ``logm`` and ``matrix_rank``, each one op with TF's checks. ``eig``
 is LAPACK's ``geev`` through JAX (complex results, as TF's); its eigenvectors are unit
 vectors, as TF's, but their phases are LAPACK's, not Eigen's. ``sqrtm`` is the Schur method
 TF's Eigen kernel uses, computed through the complex Schur form: for real input the
 result is real, and NaN wherever TF's real arithmetic gives NaN (a negative real
-eigenvalue, or 0 / 0 from a repeated zero one).
+eigenvalue, or 0 / 0 from a repeated zero one). ``logm`` (complex input only, as TF's) is the
+inverse scaling and squaring method on the complex Schur form, as Eigen's
+``MatrixLogarithm``: square roots of the triangular factor until it is close to the identity,
+then a Pade approximant (Gauss-Legendre quadrature of ``log(I + X)``).
 
 Gradients are TF's rules: ``Eig``'s (finite at repeated eigenvalues, TF's broadened
 ``1 / (e_j - e_i)``) and ``MatrixSquareRoot``'s Sylvester solve, which for complex input
-transposes without conjugating. JAX computes Schur forms on CPU only and ``geev`` on CPU
+transposes without conjugating. TF registers no gradient for ``MatrixLogarithm``: a tape
+gives ``None`` through ``logm``. JAX computes Schur forms on CPU only and ``geev`` on CPU
 and GPU: elsewhere these ops raise ``NotImplementedError`` naming the backend, never a
 lowering error from inside JAX.
 """
@@ -28,7 +33,13 @@ from ._helpers import TF_ALLOWED, tf_type_name, to_tensor
 from ._linalg_helpers import _H, _LAPACK, _diag_of, _matrix_input, _wide
 from .decomposition_ops import _diag_matrix, _spectral_gaps
 
-TF_ALLOWED.update({"MatrixSquareRoot": _LAPACK, "Eig": "float, double, complex64, complex128"})
+TF_ALLOWED.update(
+    {
+        "MatrixSquareRoot": _LAPACK,
+        "Eig": "float, double, complex64, complex128",
+        "MatrixLogarithm": "complex64, complex128",
+    }
+)
 
 
 def _require_backend(x: Tensor, what: str, platforms: tuple) -> None:
@@ -201,6 +212,75 @@ def sqrtm(input, name=None):  # noqa: A002 - TF's name
     x = _matrix_input(input, "MatrixSquareRoot")
     _require_backend(x, "sqrtm", ("cpu",))
     return apply(_sqrtm_op, (x,))
+
+
+# -- logm -----------------------------------------------------------------------------------------
+
+# Pade approximants of log(1 + x) are Gauss-Legendre quadratures of x / (1 + t x) on [0, 1]:
+# eight nodes are exact to double precision for ||x|| <= 1/4, where the square roots stop.
+_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(8)
+_NODES, _WEIGHTS = (_NODES + 1) / 2, _WEIGHTS / 2
+_CLOSE_TO_IDENTITY = 0.25
+_MAX_SQUARE_ROOTS = 64
+
+
+def _log_upper(t):
+    """The principal logarithm of the upper triangular ``t`` (inverse scaling and squaring)."""
+    eye = jnp.eye(t.shape[-1], dtype=t.dtype)
+
+    def far_from_identity(state):
+        r, k = state
+        distance = jnp.max(jnp.sum(jnp.abs(r - eye), axis=-2))  # the 1-norm
+        return (distance > _CLOSE_TO_IDENTITY) & (k < _MAX_SQUARE_ROOTS)
+
+    def square_root(state):
+        r, k = state
+        return _sqrt_upper(r), k + 1
+
+    r, k = jax.lax.while_loop(far_from_identity, square_root, (t, 0))
+    x = r - eye
+    log = sum(
+        w * jax.scipy.linalg.solve_triangular(eye + c * x, x, lower=False)
+        for c, w in zip(_NODES.tolist(), _WEIGHTS.tolist())
+    )
+    scale = jnp.exp2(k.astype(jnp.finfo(t.dtype).dtype))
+    # A zero eigenvalue: Eigen's log(0) = -inf turns the result into NaN, as here.
+    singular = jnp.any(_diag_of(t) == 0)
+    return jnp.where(singular, jnp.nan, log * scale.astype(t.dtype))
+
+
+def _logm_matrix(a):
+    if a.shape[-1] == 0:
+        return a
+    t, z = jax.scipy.linalg.schur(a, output="complex")
+    return jnp.matmul(jnp.matmul(z, _log_upper(t)), _H(z))
+
+
+_logm_op = Op(
+    "MatrixLogarithm",
+    lambda a: jnp.vectorize(_logm_matrix, signature="(n,n)->(n,n)")(a),
+    differentiable=False,
+)
+
+
+def logm(input, name=None):  # noqa: A002 - TF's name
+    """The principal logarithm of each square complex matrix (``tf.linalg.logm``).
+
+    Complex input only, as TF's (``InvalidArgumentError`` for real dtypes: cast first). A
+    singular matrix gives NaN, as TF's; eigenvalues on the negative real axis take the
+    principal branch (imaginary part pi). TF registers no gradient: a tape gives ``None``.
+
+    Example:
+        >>> import numpy as np
+        >>> import tapejax as tf
+        >>> a = tf.constant([[np.e, 0.0], [0.0, 1.0]], dtype=tf.complex64)
+        >>> np.round(tf.linalg.logm(a).numpy(), 5)
+        array([[1.+0.j, 0.+0.j],
+               [0.+0.j, 0.+0.j]], dtype=complex64)
+    """
+    x = _matrix_input(input, "MatrixLogarithm", kinds="c")
+    _require_backend(x, "logm", ("cpu",))
+    return apply(_logm_op, (x,))
 
 
 # -- matrix_rank ----------------------------------------------------------------------------------

@@ -3,8 +3,9 @@ in TF's three formats ('compact', 'sequence', 'matrix'), with TF's checks (its P
 wrappers' first, then the kernels').
 
 ``tridiagonal_solve`` runs TF's own CPU algorithms (Gaussian elimination with TF's partial
-pivoting, or the Thomas algorithm without), so values, and the NaN-filled result of a
-matrix that the algorithm finds singular, are TF's on every backend. Its gradient is TF's
+pivoting, or the Thomas algorithm without; with ``perturb_singular``, TF's perturbed pivots
+from ``tridiagonal_perturbed``), so values, and the NaN-filled result of a matrix that the
+algorithm finds singular, are TF's on every backend. Its gradient is TF's
 rule, which transposes the matrix without conjugating it: for complex inputs that is not
 the conjugate of JAX's derivative. ``tridiagonal_matmul``'s derivative is JAX's (TF's rule).
 """
@@ -19,6 +20,7 @@ import jax.numpy as jnp
 from ..dispatch import Op, apply
 from ._helpers import TF_ALLOWED, dtype_mismatch, require, to_tensor
 from ._linalg_helpers import _iae
+from .tridiagonal_perturbed import perturbed_solve
 
 TF_ALLOWED.update(
     dict.fromkeys(["TridiagonalMatMul", "TridiagonalSolve"], "double, float, complex64, complex128")
@@ -305,7 +307,7 @@ def _tridiagonal_solve_jvp(pivoting, primals, tangents):
     return x, dx * nan_where_failed[..., None, None]
 
 
-def _tridiagonal_solve_fn(*inputs, layout, pivoting, vector, transpose, conjugate):
+def _tridiagonal_solve_fn(*inputs, layout, pivoting, perturb, vector, transpose, conjugate):
     *diags, rhs = inputs
     sup, main, sub = _from_layout(diags, layout)
     if layout == "sequence":  # TF pads n - 1 long off-diagonals
@@ -317,11 +319,15 @@ def _tridiagonal_solve_fn(*inputs, layout, pivoting, vector, transpose, conjugat
     compact = jnp.stack([sup, main, sub], axis=-2)
     if conjugate:
         rhs = jnp.conj(rhs)
-    if vector:
-        return _tridiagonal_solve(compact, rhs[..., None], pivoting)[..., 0]
-    if transpose:
+    if transpose and not vector:
         rhs = jnp.swapaxes(rhs, -1, -2)
-    return _tridiagonal_solve(compact, rhs, pivoting)
+    if vector:
+        rhs = rhs[..., None]
+    if perturb:
+        x = perturbed_solve(compact, rhs)
+    else:
+        x = _tridiagonal_solve(compact, rhs, pivoting)
+    return x[..., 0] if vector else x
 
 
 _tridiagonal_solve_op = Op("TridiagonalSolve", _tridiagonal_solve_fn)
@@ -341,16 +347,15 @@ def tridiagonal_solve(
 
     ``diagonals`` in the formats of ``tridiagonal_matmul``; ``rhs`` is ``[..., M]`` or
     ``[..., M, K]`` (``[..., K, M]`` with ``transpose_rhs``). TF's CPU algorithms, so a matrix
-    they find singular (a zero pivot) gives an all-NaN result, as TF's.
+    they find singular (a zero pivot) gives an all-NaN result, as TF's; with
+    ``perturb_singular`` tiny pivots are perturbed instead (TF's rule, after LAPACK's
+    ``xLAGTS``), which inverse iteration needs. That path has no forward-mode derivative.
 
     Example:
         >>> import tapejax as tf
         >>> d = tf.constant([[1.0, 1.0, 0.0], [4.0, 4.0, 4.0], [0.0, 1.0, 1.0]])
         >>> tf.linalg.tridiagonal_solve(d, tf.constant([5.0, 6.0, 5.0])).numpy()
         array([1., 1., 1.], dtype=float32)
-
-    Raises:
-      NotImplementedError: ``perturb_singular=True``.
     """
     if perturb_singular and not partial_pivoting:
         raise ValueError("partial_pivoting must be True if perturb_singular is.")
@@ -386,13 +391,10 @@ def tridiagonal_solve(
             raise dtype_mismatch("Pack", 1, inputs[0]._v.dtype, t._v.dtype)
     if b._v.dtype != inputs[0]._v.dtype:
         raise dtype_mismatch(op_name, 1, inputs[0]._v.dtype, b._v.dtype)
-    if perturb_singular:
-        raise NotImplementedError(
-            "tapejax.linalg.tridiagonal_solve: perturb_singular=True is not implemented."
-        )
     static = (
         ("conjugate", bool(conjugate_rhs)),
         ("layout", diagonals_format),
+        ("perturb", bool(perturb_singular)),
         ("pivoting", bool(partial_pivoting)),
         ("transpose", bool(transpose_rhs) and not vector),
         ("vector", vector),
