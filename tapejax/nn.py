@@ -17,6 +17,12 @@ from tapejax._src.ops.activation_ops import (
     swish,
     tanh,
 )
+from tapejax._src.ops.candidate_sampling_ops import (
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+)
 from tapejax._src.ops.conv_ops import (
     atrous_conv2d,
     conv1d,
@@ -66,10 +72,12 @@ from tapejax._src.ops.pool_ops import (
 )
 from tapejax._src.ops.random_ops import dropout
 from tapejax._src.ops.reduction_ops import l2_normalize, zero_fraction  # tf.nn's are tf.math's
+from tapejax._src.ops.sampled_loss_ops import nce_loss, sampled_softmax_loss
 from tapejax._src.ops.space_ops import depth_to_space, space_to_batch, space_to_depth
 from tapejax._src.ops.top_k_ops import approx_max_k, approx_min_k, in_top_k, top_k  # tf.math's
 
 __all__ = [
+    "all_candidate_sampler",
     "approx_max_k",
     "approx_min_k",
     "atrous_conv2d",
@@ -79,6 +87,7 @@ __all__ = [
     "avg_pool3d",
     "batch_normalization",
     "bias_add",
+    "compute_accidental_hits",
     "compute_average_loss",
     "conv1d",
     "conv1d_transpose",
@@ -95,11 +104,13 @@ __all__ = [
     "dropout",
     "elu",
     "embedding_lookup",
+    "fixed_unigram_candidate_sampler",
     "gelu",
     "in_top_k",
     "l2_loss",
     "l2_normalize",
     "leaky_relu",
+    "learned_unigram_candidate_sampler",
     "local_response_normalization",
     "log_poisson_loss",
     "log_softmax",
@@ -109,10 +120,12 @@ __all__ = [
     "max_pool2d",
     "max_pool3d",
     "moments",
+    "nce_loss",
     "normalize_moments",
     "pool",
     "relu",
     "relu6",
+    "sampled_softmax_loss",
     "scale_regularization_loss",
     "selu",
     "separable_conv2d",

@@ -188,22 +188,28 @@ def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
 
 def _seed_draw(seed):
     """``draw(sampler, args, static)`` of a stateless op, after TF's checks of ``seed``."""
+    s = _checked_seed(seed)
+    return lambda sampler, args, static: apply(sampler.stateless, (s, *args), static)
+
+
+def _checked_seed(seed, op_name: str = "StatelessRandomGetKeyCounter") -> Tensor:
+    """A stateless op's ``seed`` as a tensor, after TF's checks (dtype, shape ``[2]``);
+    ``op_name`` is the TF op whose error texts name it."""
     s = to_tensor(seed)
     if s._v.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise InvalidArgumentError(
             None,
             None,
             f"Value for attr 'Tseed' of {tf_type_name(s._v.dtype)} is not in the list of "
-            "allowed values: int32, int64 [Op:StatelessRandomGetKeyCounter]",
+            f"allowed values: int32, int64 [Op:{op_name}]",
         )
     if s._v.shape != (2,):
         raise InvalidArgumentError(
             None,
             None,
-            f"seed must have shape [2], not [{','.join(map(str, s._v.shape))}] "
-            "[Op:StatelessRandomGetKeyCounter]",
+            f"seed must have shape [2], not [{','.join(map(str, s._v.shape))}] [Op:{op_name}]",
         )
-    return lambda sampler, args, static: apply(sampler.stateless, (s, *args), static)
+    return s
 
 
 def stateless_normal(
