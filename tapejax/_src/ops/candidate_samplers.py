@@ -60,7 +60,7 @@ def _octaves(range_max: int):
     return lo.astype(np.int64), (hi - lo).astype(np.int64), cdf[:-1].astype(np.float32)
 
 
-_PROPOSALS = 32  # rejection rounds: all 32 rejected has probability below 0.42**32 < 1e-12
+_PROPOSALS = 32  # rejection rounds: all rejected has probability about (1 - ln 2)**32 < 1e-16
 
 
 def _log_uniform_draw(key, n, tables, *, range_max, dtype):
@@ -71,8 +71,8 @@ def _log_uniform_draw(key, n, tables, *, range_max, dtype):
     lo = jnp.asarray(lows.astype(dtype))[octave]
     width = jnp.asarray(widths.astype(dtype))[octave]
     # Within an octave P(y) is proportional to log1p(1/y): a uniform proposal is accepted
-    # with probability log1p(1/y) / log1p(1/lo), at least 0.58. The first accepted of
-    # _PROPOSALS proposals is taken (the last one if none is: a bias below 1e-12).
+    # with probability log1p(1/y) / log1p(1/lo), above 1/2 and ln 2 on average. The first
+    # accepted of _PROPOSALS proposals is taken (the last one if none is: a bias < 1e-16).
     proposals = lo + jax.random.randint(k_prop, (_PROPOSALS, n), 0, width, dtype)
     bound = jnp.log1p(1.0 / lo.astype(jnp.float32))
     accept = u[1:] * bound < jnp.log1p(1.0 / proposals.astype(jnp.float32))
@@ -234,7 +234,12 @@ def _draw_unique(key, draw, k, dtype):
         kept = kept.at[jnp.where(take, slot, k)].set(cand, mode="drop")
         fills = take & (slot == k - 1)
         used = jnp.where(jnp.any(fills), jnp.argmax(fills) + 1, pool)
-        return key, kept, jnp.minimum(count + jnp.sum(new, dtype=jnp.int32), k), tries + used.astype(jnp.int32)
+        return (
+            key,
+            kept,
+            jnp.minimum(count + jnp.sum(new, dtype=jnp.int32), k),
+            tries + used.astype(jnp.int32),
+        )
 
     start = (key, jnp.full(k, -1, dtype), jnp.int32(0), jnp.int32(0))
     _, kept, _, tries = jax.lax.while_loop(lambda s: (s[2] < k) & (s[3] < limit), body, start)

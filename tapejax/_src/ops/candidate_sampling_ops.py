@@ -18,7 +18,9 @@ This module must never hold random state of its own: streams and counts live in
 
 from __future__ import annotations
 
+import collections
 import functools
+import numbers
 
 import jax
 import jax.numpy as jnp
@@ -155,8 +157,9 @@ _SAMPLER_OPS = {
 }
 
 
-def _run(kind, true_classes, num_true, num_sampled, unique, range_max, seed, tables=(), params=()):
-    """Checks TF's arguments, then draws from the kernel's stream (and counts)."""
+def _run(kind, true_classes, num_true, num_sampled, unique, range_max, seed, fixed=None):
+    """Checks TF's arguments, then draws from the kernel's stream (and counts); ``fixed``
+    is the fixed sampler's ``_fixed_distribution`` arguments."""
     op = _SAMPLER_OPS[kind]
     num_true = _make_int(num_true, "num_true")
     num_sampled = _make_int(num_sampled, "num_sampled")
@@ -174,21 +177,22 @@ def _run(kind, true_classes, num_true, num_sampled, unique, range_max, seed, tab
             f"range_max must be less than {_INT32_MAX} for unigram samplers, got {range_max} "
             f"[Op:{op.name}]",
         )
-    if kind == "fixed":
-        tables, nonzero = tables
+    tables = ()
+    if fixed is not None:
+        tables, positive = _fixed_distribution(range_max, *fixed)
     _check_classes(classes, num_true, num_sampled, unique, range_max, op.name)
-    if kind == "fixed" and unique and nonzero < num_sampled:
+    if fixed is not None and unique and positive < num_sampled:
         raise InvalidArgumentError(
             None,
             None,
             f"fixed_unigram_candidate_sampler: {num_sampled} distinct classes were asked for, "
-            f"but only {nonzero} have a positive weight (TF's kernel would loop forever) "
+            f"but only {positive} have a positive weight (TF's kernel would loop forever) "
             f"[Op:{op.name}]",
         )
-    params = (("dtype", _ids_dtype()), ("range_max", range_max), *params)
+    params = (("dtype", _ids_dtype()), ("range_max", range_max))
     static = (("num_sampled", num_sampled), ("unique", unique), ("params", params))
-    # TF's kernel cache key: the op and its attributes.
-    kernel = f"{op.name}:{num_true},{num_sampled},{unique},{range_max},{params}"
+    # TF's kernel cache key: the op and its attributes (the fixed distribution's too).
+    kernel = f"{op.name}:{num_true},{num_sampled},{unique},{range_max},{hash(fixed)}"
     stream = _stream(seed, kernel)
     counts = None
     if kind == "learned":
@@ -208,8 +212,6 @@ def _outputs(
     name: str, fields=("sampled_candidates", "true_expected_count", "sampled_expected_count")
 ):
     # TF's ops return named tuples of their outputs.
-    import collections
-
     return collections.namedtuple(name, fields)
 
 
@@ -338,30 +340,28 @@ def fixed_unigram_candidate_sampler(
             "Expected list for 'unigrams' argument to 'fixed_unigram_candidate_sampler' Op, "
             f"not {unigrams!r}."
         )
-    if not isinstance(distortion, (int, float)) or isinstance(distortion, bool):
+    if not isinstance(distortion, numbers.Real):
         raise TypeError(f"Expected float for argument 'distortion' not {distortion!r}.")
-    ints = {
-        k: _make_int(v, k)
+    reserved, shards, shard = (
+        _make_int(v, k)
         for k, v in (
             ("num_reserved_ids", num_reserved_ids),
             ("num_shards", num_shards),
             ("shard", shard),
         )
-    }
-    op_name = "FixedUnigramCandidateSampler"
-    _at_least(ints["num_shards"], 1, "num_shards", op_name)
-    _at_least(ints["shard"], 0, "shard", op_name)
-    table = _fixed_distribution(
-        _make_int(range_max, "range_max"),
+    )
+    _at_least(shards, 1, "num_shards", "FixedUnigramCandidateSampler")
+    _at_least(shard, 0, "shard", "FixedUnigramCandidateSampler")
+    fixed = (
         str(vocab_file),
         float(distortion),
-        ints["num_reserved_ids"],
-        ints["num_shards"],
-        ints["shard"],
-        tuple(float(u) for u in unigrams),
+        reserved,
+        shards,
+        shard,
+        tuple(map(float, unigrams)),
     )
     return _FixedOut(
-        *_run("fixed", true_classes, num_true, num_sampled, unique, range_max, seed, table)
+        *_run("fixed", true_classes, num_true, num_sampled, unique, range_max, seed, fixed)
     )
 
 

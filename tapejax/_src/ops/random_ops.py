@@ -32,6 +32,7 @@ from .array_ops import stack
 from .math_ops import divide, maximum, multiply, subtract
 from .random_samplers import (
     _binomial,
+    _broadcast_args,
     _categorical,
     _dtype,
     _gamma_op,
@@ -149,15 +150,7 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
             f"Value for attr 'T' of {tf_type_name(dt._np)} is not in the list of allowed "
             "values: half, float, double [Op:RandomGamma]",
         )
-    try:
-        batch = tuple(np.broadcast_shapes(a._v.shape, b._v.shape))
-    except ValueError:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Incompatible shapes: [{','.join(map(str, a._v.shape))}] vs. "
-            f"[{','.join(map(str, b._v.shape))}] [Op:BroadcastArgs]",
-        ) from None
+    batch = _broadcast_args(a, b)
     key = _next_key(_stream(seed, _kind("RandomGamma", (("dtype", a._v.dtype),))))
     sample = apply(_gamma_op, (key, a), (("shape", dims), ("batch", batch)))
     tiny = convert_to_tensor(np.finfo(a._v.dtype).tiny, dtype=a.dtype)

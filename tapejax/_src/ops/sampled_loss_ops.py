@@ -32,6 +32,7 @@ from ._helpers import dtype_mismatch, require, to_tensor
 from .candidate_samplers import accidental_hit_mask
 from .candidate_sampling_ops import _ids_dtype, log_uniform_candidate_sampler
 from .layer_ops import _div_partition
+from .loss_ops import _sigmoid_xent_op
 from .math_ops import cast
 from .selection_ops import _check_indices
 
@@ -109,7 +110,7 @@ def _sampled_logits(inputs, labels, sampled, true_count, sampled_count, params, 
 def _nce_fn(inputs, labels, sampled, true_count, sampled_count, *params, static):
     x, z = _sampled_logits(inputs, labels, sampled, true_count, sampled_count, params, static)
     # TF's sigmoid_cross_entropy_with_logits, summed over each example's classes.
-    return jnp.sum(jnp.maximum(x, 0) - x * z + jnp.log1p(jnp.exp(-jnp.abs(x))), axis=1)
+    return jnp.sum(_sigmoid_xent_op.fn(z, x), axis=1)
 
 
 def _softmax_fn(inputs, labels, sampled, true_count, sampled_count, *params, static):
@@ -126,7 +127,7 @@ _softmax_op = Op("SampledSoftmaxLoss", _softmax_fn)
 # -- TF's checks --------------------------------------------------------------------------------
 
 
-def _shards(value, what: str) -> list:
+def _shards(value) -> list:
     """TF's rule: a list is a list of shards; anything else (a tuple too) one tensor."""
     if value is None:
         raise ValueError("params must be specified")
@@ -154,8 +155,11 @@ def _check_hits(labels: Tensor, sampled: Tensor, num_true: int, num_sampled: int
             None,
             "true_candidates must be a batch_size * num_true matrix [Op:ComputeAccidentalHits]",
         )
-    if isinstance(labels._value, jax.core.Tracer) or isinstance(sampled._value, jax.core.Tracer):
-        return
+    traced = isinstance(labels._value, jax.core.Tracer) or isinstance(
+        sampled._value, jax.core.Tracer
+    )
+    if traced or num_sampled >= sampled._v.shape[0]:
+        return  # TF's SparseToDense check: a hit at a position past num_sampled
     mask = np.asarray(accidental_hit_mask(np.asarray(labels._value), np.asarray(sampled._value)))
     if np.any(mask[:, num_sampled:]):
         raise InvalidArgumentError(
@@ -179,7 +183,7 @@ def _sampled_loss(
     remove_accidental_hits,
     seed,
 ):
-    w_shards = _shards(weights, "weights")
+    w_shards = _shards(weights)
     labels.dtype  # noqa: B018 - TF reads labels.dtype first: a list raises AttributeError
     lab = to_tensor(labels)
     ids_dt = dtypes.as_dtype(_ids_dtype())
@@ -218,7 +222,7 @@ def _sampled_loss(
             f"Matrix size-incompatible: In[0]: {_shape_text(x._v.shape)}, In[1]: "
             f"{_shape_text((n_sampled, *dim))} [Op:MatMul]",
         )
-    b_shards = _shards(biases, "biases")
+    b_shards = _shards(biases)
     _check_ids(all_ids, b_shards)
     dim = dim[0]
     if n_labels % num_true:
@@ -305,19 +309,8 @@ def nce_loss(
         >>> loss.shape
         TensorShape([2])
     """
-    return _sampled_loss(
-        _nce_op,
-        weights,
-        biases,
-        labels,
-        inputs,
-        num_sampled,
-        num_classes,
-        num_true,
-        sampled_values,
-        remove_accidental_hits,
-        None,
-    )
+    data = (weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values)
+    return _sampled_loss(_nce_op, *data, remove_accidental_hits, seed=None)
 
 
 def sampled_softmax_loss(
@@ -342,22 +335,11 @@ def sampled_softmax_loss(
 
     Example:
         >>> import tapejax as tf
-        >>> w, b = tf.ones([10, 4]), tf.zeros([10])
-        >>> sampled = ([4, 2, 7], [[0.5], [0.3]], [0.3, 0.4, 0.1])
-        >>> tf.nn.sampled_softmax_loss(w, b, tf.constant([[1], [4]]), tf.ones([2, 4]), 3, 10,
-        ...                            sampled_values=sampled).shape
-        TensorShape([2])
+        >>> labels = tf.constant([[1, 2], [4, 0], [3, 3]])  # 2 targets per example
+        >>> loss = tf.nn.sampled_softmax_loss(
+        ...     tf.ones([10, 4]), tf.zeros([10]), labels, tf.ones([3, 4]), 5, 10, num_true=2)
+        >>> loss.shape, loss.dtype
+        (TensorShape([3]), tf.float32)
     """
-    return _sampled_loss(
-        _softmax_op,
-        weights,
-        biases,
-        labels,
-        inputs,
-        num_sampled,
-        num_classes,
-        num_true,
-        sampled_values,
-        remove_accidental_hits,
-        seed,
-    )
+    data = (weights, biases, labels, inputs, num_sampled, num_classes, num_true, sampled_values)
+    return _sampled_loss(_softmax_op, *data, remove_accidental_hits, seed=seed)

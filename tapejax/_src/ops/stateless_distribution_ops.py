@@ -30,7 +30,7 @@ from ._helpers import dtype_mismatch, tf_type_name, to_tensor
 from .array_ops import broadcast_to
 from .math_ops import divide, maximum
 from .random_ops import _checked_seed
-from .random_samplers import _dtype, _key, _np, _param, _seed_key_fn, _shape
+from .random_samplers import _broadcast_args, _dtype, _key, _np, _param, _seed_key_fn, _shape
 
 __all__ = ["stateless_gamma", "stateless_poisson", "stateless_parameterized_truncated_normal"]
 
@@ -89,15 +89,7 @@ def stateless_gamma(shape, seed, alpha, beta=None, dtype=dtypes.float32, name=No
     dt = _dtype(dtype)
     a = _param(alpha, dt, "alpha")
     b = _param(1 if beta is None else beta, dt, "beta")
-    try:
-        batch = tuple(np.broadcast_shapes(a._v.shape, b._v.shape))
-    except ValueError:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Incompatible shapes: [{','.join(map(str, a._v.shape))}] vs. "
-            f"[{','.join(map(str, b._v.shape))}] [Op:BroadcastArgs]",
-        ) from None
+    batch = _broadcast_args(a, b)
     s = _checked_seed(seed)
     if dt not in _HALF_FLOAT_DOUBLE:
         raise _attr_error("dtype", dt._np, "half, float, double", op_name)
