@@ -1,4 +1,5 @@
-"""``tf.nn``: activations, losses, normalization, convolutions and pooling."""
+"""``tf.nn``: activations, losses (sampled ones too), normalization, convolutions, pooling
+and the candidate samplers TF also exports here."""
 
 from tapejax._src.ops.activation_ops import (
     crelu,
