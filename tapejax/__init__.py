@@ -112,6 +112,7 @@ from tapejax._src.ops.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
 from tapejax._src.ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
 from tapejax._src.ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
 from tapejax._src.ops.index_ops import dynamic_partition, dynamic_stitch, unravel_index
+from tapejax._src.ops.index_shuffle_ops import random_index_shuffle
 from tapejax._src.ops.join_split_ops import concat, split, stack, unstack
 from tapejax._src.ops.linalg_ops import matmul
 from tapejax._src.ops.list_ops import identity_n, parallel_stack, shape_n
@@ -352,6 +353,7 @@ __all__ = [
     "print",
     "py_function",
     "random",
+    "random_index_shuffle",
     "random_normal_initializer",
     "random_uniform_initializer",
     "range",

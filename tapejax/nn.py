@@ -1,4 +1,5 @@
-"""``tf.nn``: activations, losses, normalization, convolutions and pooling."""
+"""``tf.nn``: activations, losses (sampled ones too), normalization, convolutions, pooling
+and the candidate samplers TF also exports here."""
 
 from tapejax._src.ops.activation_ops import (
     crelu,
@@ -19,6 +20,12 @@ from tapejax._src.ops.activation_ops import (
 )
 from tapejax._src.ops.argmax_pool_ops import max_pool_with_argmax
 from tapejax._src.ops.atrous_ops import atrous_conv2d_transpose, with_space_to_batch
+from tapejax._src.ops.candidate_sampling_ops import (
+    all_candidate_sampler,
+    compute_accidental_hits,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+)
 from tapejax._src.ops.conv_ops import (
     atrous_conv2d,
     conv1d,
@@ -77,10 +84,12 @@ from tapejax._src.ops.pool_ops import (
 )
 from tapejax._src.ops.random_ops import dropout
 from tapejax._src.ops.reduction_ops import l2_normalize, zero_fraction  # tf.nn's are tf.math's
+from tapejax._src.ops.sampled_loss_ops import nce_loss, sampled_softmax_loss
 from tapejax._src.ops.space_ops import depth_to_space, space_to_batch, space_to_depth
 from tapejax._src.ops.top_k_ops import approx_max_k, approx_min_k, in_top_k, top_k  # tf.math's
 
 __all__ = [
+    "all_candidate_sampler",
     "approx_max_k",
     "approx_min_k",
     "atrous_conv2d",
@@ -93,6 +102,7 @@ __all__ = [
     "batch_normalization",
     "bias_add",
     "collapse_repeated",
+    "compute_accidental_hits",
     "compute_average_loss",
     "conv1d",
     "conv1d_transpose",
@@ -114,6 +124,7 @@ __all__ = [
     "elu",
     "embedding_lookup",
     "erosion2d",
+    "fixed_unigram_candidate_sampler",
     "fractional_avg_pool",
     "fractional_max_pool",
     "gelu",
@@ -122,6 +133,7 @@ __all__ = [
     "l2_loss",
     "l2_normalize",
     "leaky_relu",
+    "learned_unigram_candidate_sampler",
     "local_response_normalization",
     "log_poisson_loss",
     "log_softmax",
@@ -132,10 +144,12 @@ __all__ = [
     "max_pool3d",
     "max_pool_with_argmax",
     "moments",
+    "nce_loss",
     "normalize_moments",
     "pool",
     "relu",
     "relu6",
+    "sampled_softmax_loss",
     "scale_regularization_loss",
     "selu",
     "separable_conv2d",

@@ -6,6 +6,13 @@ seed gives a different, equally reproducible, stream than in TF. The random stat
 held in hidden tapejax Variables, so ``tapejax.function`` draws fresh numbers per call.
 """
 
+from tapejax._src.ops.candidate_sampling_ops import (
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from tapejax._src.ops.random_ops import (
     Algorithm,
     Generator,
@@ -27,14 +34,25 @@ from tapejax._src.ops.random_ops import (
     truncated_normal,
     uniform,
 )
+from tapejax._src.ops.rng_state_ops import create_rng_state
+from tapejax._src.ops.stateless_distribution_ops import (
+    stateless_gamma,
+    stateless_parameterized_truncated_normal,
+    stateless_poisson,
+)
 
 __all__ = [
     "Algorithm",
     "Generator",
+    "all_candidate_sampler",
     "categorical",
+    "create_rng_state",
+    "fixed_unigram_candidate_sampler",
     "fold_in",
     "gamma",
     "get_global_generator",
+    "learned_unigram_candidate_sampler",
+    "log_uniform_candidate_sampler",
     "normal",
     "poisson",
     "set_global_generator",
@@ -43,11 +61,15 @@ __all__ = [
     "split",
     "stateless_binomial",
     "stateless_categorical",
+    "stateless_gamma",
     "stateless_normal",
+    "stateless_parameterized_truncated_normal",
+    "stateless_poisson",
     "stateless_truncated_normal",
     "stateless_uniform",
     "truncated_normal",
     "uniform",
+    "uniform_candidate_sampler",
 ]
 
 # Names of this namespace that TF also exports at top level; ``tapejax``'s ``__init__``

@@ -32,6 +32,7 @@ from .array_ops import stack
 from .math_ops import divide, maximum, multiply, subtract
 from .random_samplers import (
     _binomial,
+    _broadcast_args,
     _categorical,
     _dtype,
     _gamma_op,
@@ -149,15 +150,7 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
             f"Value for attr 'T' of {tf_type_name(dt._np)} is not in the list of allowed "
             "values: half, float, double [Op:RandomGamma]",
         )
-    try:
-        batch = tuple(np.broadcast_shapes(a._v.shape, b._v.shape))
-    except ValueError:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"Incompatible shapes: [{','.join(map(str, a._v.shape))}] vs. "
-            f"[{','.join(map(str, b._v.shape))}] [Op:BroadcastArgs]",
-        ) from None
+    batch = _broadcast_args(a, b)
     key = _next_key(_stream(seed, _kind("RandomGamma", (("dtype", a._v.dtype),))))
     sample = apply(_gamma_op, (key, a), (("shape", dims), ("batch", batch)))
     tiny = convert_to_tensor(np.finfo(a._v.dtype).tiny, dtype=a.dtype)
@@ -188,22 +181,28 @@ def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
 
 def _seed_draw(seed):
     """``draw(sampler, args, static)`` of a stateless op, after TF's checks of ``seed``."""
+    s = _checked_seed(seed)
+    return lambda sampler, args, static: apply(sampler.stateless, (s, *args), static)
+
+
+def _checked_seed(seed, op_name: str = "StatelessRandomGetKeyCounter") -> Tensor:
+    """A stateless op's ``seed`` as a tensor, after TF's checks (dtype, shape ``[2]``);
+    ``op_name`` is the TF op whose error texts name it."""
     s = to_tensor(seed)
     if s._v.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
         raise InvalidArgumentError(
             None,
             None,
             f"Value for attr 'Tseed' of {tf_type_name(s._v.dtype)} is not in the list of "
-            "allowed values: int32, int64 [Op:StatelessRandomGetKeyCounter]",
+            f"allowed values: int32, int64 [Op:{op_name}]",
         )
     if s._v.shape != (2,):
         raise InvalidArgumentError(
             None,
             None,
-            f"seed must have shape [2], not [{','.join(map(str, s._v.shape))}] "
-            "[Op:StatelessRandomGetKeyCounter]",
+            f"seed must have shape [2], not [{','.join(map(str, s._v.shape))}] [Op:{op_name}]",
         )
-    return lambda sampler, args, static: apply(sampler.stateless, (s, *args), static)
+    return s
 
 
 def stateless_normal(

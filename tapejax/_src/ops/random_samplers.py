@@ -73,6 +73,19 @@ def _param(value, dt: dtypes.DType, name: str) -> Tensor:
         raise ValueError(f"{name}: {e}") from None
 
 
+def _broadcast_args(a: Tensor, b: Tensor) -> tuple:
+    """The broadcast shape of two parameters, or TF's ``BroadcastArgs`` error."""
+    try:
+        return tuple(np.broadcast_shapes(a._v.shape, b._v.shape))
+    except ValueError:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Incompatible shapes: [{','.join(map(str, a._v.shape))}] vs. "
+            f"[{','.join(map(str, b._v.shape))}] [Op:BroadcastArgs]",
+        ) from None
+
+
 def _concrete(t: Tensor) -> bool:
     return not isinstance(t._value, jax.core.Tracer)
 

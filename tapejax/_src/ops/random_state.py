@@ -158,6 +158,25 @@ def _stream(seed, kind: str) -> variables.Variable:
     return stream
 
 
+# (op seed, kind) -> (Variable, initial value): state a TF kernel keeps beside its random
+# counter (the learned unigram sampler's counts). TF drops such kernels with its kernel
+# cache at ``set_seed``; here ``set_seed`` restores the initial values.
+_kernel_states: dict = {}
+
+
+def _kernel_state(seed, kind: str, initial: np.ndarray, name: str) -> variables.Variable | None:
+    """The Variable holding the state of the kernel of ``kind`` with op seed ``seed``
+    (TF's kernel cache rules), or None where TF makes a fresh kernel at every call: a
+    global seed and no op seed, for which TF draws a new op seed each time."""
+    if seed is None and _global_seed[0] is not None:
+        return None
+    key = (None if seed is None else int(seed), kind)
+    entry = _kernel_states.get(key)
+    if entry is None:
+        entry = _kernel_states[key] = (_state_variable(initial, name), initial)
+    return entry[0]
+
+
 def _kind(op_name: str, static: tuple) -> str:
     return f"{op_name}:{dict(static).get('dtype', '')}"
 
@@ -188,6 +207,8 @@ def set_seed(seed):
     _global_stream.assign(_entropy() if seed is None else _derive(0, int(seed)))
     for key, stream in _op_streams.items():
         stream.assign(_op_stream_start(*key))
+    for state, initial in _kernel_states.values():
+        state.assign(initial)
 
 
 # -- Generator ---------------------------------------------------------------------------------
