@@ -1043,7 +1043,7 @@ def test_operator_built_and_differentiated_inside_function():
     np.testing.assert_allclose(grad.numpy(), tape.gradient(tf_loss, tf_m).numpy(), rtol=1e-4)
 
 
-def test_operator_as_argument_and_closure_of_function():
+def test_operator_as_argument_closure_and_result_of_function():
     d = tapejax.Variable([1.0, 2.0, 4.0])
     closed = tapejax.linalg.LinearOperatorLowRankUpdate(
         tapejax.linalg.LinearOperatorDiag(d, is_positive_definite=True), u=tapejax.ones([3, 1])
@@ -1051,17 +1051,44 @@ def test_operator_as_argument_and_closure_of_function():
 
     @tapejax.function
     def apply(op, x):
-        return op.solvevec(x) + closed.matvec(x)
+        return op.solvevec(x) + closed.matvec(x), op.inverse()
 
     x = tapejax.constant([1.0, -1.0, 2.0])
-    arg = tapejax.linalg.LinearOperatorToeplitz(col=[3.0, 1.0, 0.5], row=[3.0, 0.2, 0.1])
-    want = arg.solvevec(x) + closed.matvec(x)
-    for _ in range(3):
-        np.testing.assert_allclose(apply(arg, x).numpy(), want.numpy(), rtol=1e-5)
+    for i in range(4):  # a new operator of the same structure: its tensors are arguments
+        col = tapejax.constant([3.0 + i, 1.0, 0.5])
+        arg = tapejax.linalg.LinearOperatorToeplitz(col=col, row=[3.0, 0.2, 0.1])
+        got, inverse = apply(arg, x)
+        np.testing.assert_allclose(
+            got.numpy(), (arg.solvevec(x) + closed.matvec(x)).numpy(), rtol=1e-5
+        )
+        assert type(inverse).__name__ == "LinearOperatorInversion"
+        np.testing.assert_allclose(
+            inverse.to_dense().numpy(), np.linalg.inv(arg.to_dense().numpy()), rtol=1e-5
+        )
+    assert apply.experimental_get_tracing_count() == 1
     d.assign([2.0, 2.0, 2.0])  # the closure reads the Variable anew on every call
     np.testing.assert_allclose(
-        apply(arg, x).numpy(), (arg.solvevec(x) + closed.matvec(x)).numpy(), rtol=1e-5
+        apply(arg, x)[0].numpy(), (arg.solvevec(x) + closed.matvec(x)).numpy(), rtol=1e-5
     )
+    apply(tapejax.linalg.LinearOperatorDiag([1.0, 2.0, 3.0]), x)  # another class: a new trace
+    assert apply.experimental_get_tracing_count() == 2
+
+
+def test_gradient_through_function_taking_an_operator():
+    @tapejax.function
+    def loss(op, x):
+        return tapejax.reduce_sum(op.solvevec(x)) + op.log_abs_determinant()
+
+    x = tapejax.constant([1.0, -1.0, 2.0])
+    grads = []
+    for fn in (loss, loss.python_function, loss):
+        d = tapejax.constant([1.0, 2.0, 3.0])
+        with tapejax.GradientTape() as tape:
+            tape.watch(d)
+            value = fn(tapejax.linalg.LinearOperatorDiag(d), x)
+        grads.append(tape.gradient(value, d).numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6)
+    np.testing.assert_allclose(grads[2], grads[1], rtol=1e-6)
 
 
 def test_operator_parameters_traced_inside_function():

@@ -100,6 +100,30 @@ class BlockwiseOperator(LinearOperator):
             solution_mat = self.solve(array_ops.expand_dims(rhs, axis=-1), adjoint=adjoint)
             return array_ops.squeeze(solution_mat, axis=-1)
 
+    # How TF's text of an operator ``rhs`` of the wrong dimension names it.
+    _solve_operator_name = "rhs"
+
+    def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
+        """``X`` with ``A X = rhs``: ``rhs`` one tensor, a list of blocks or an operator."""
+        self._check_solvable()
+        if isinstance(rhs, LinearOperator):
+            left, right = self._operator_pair(rhs, adjoint, adjoint_arg, self._solve_operator_name)
+            self._check_operator_blocks(left, right, "rhs")
+            with self._name_scope(name):
+                return self._linop_solve(left, right)
+        with self._name_scope(name):
+            return self._solve_blocks(rhs, adjoint, adjoint_arg)
+
+    @property
+    def operators(self):
+        return self._operators
+
+    def _determinant(self):
+        return _util.product_of(self._diagonal_operators, "determinant")
+
+    def _log_abs_determinant(self):
+        return _util.sum_of(self._diagonal_operators, "log_abs_determinant")
+
     def _solve_args(self, rhs, adjoint, adjoint_arg):
         """``(rhs, blockwise)``, checked, for ``solve``."""
         block_dimensions = (
@@ -111,6 +135,17 @@ class BlockwiseOperator(LinearOperator):
             op_dimension = self.domain_dimension if adjoint else self.range_dimension
             rhs = self._whole_arg(rhs, op_dimension, arg_dim, "rhs")
         return rhs, blockwise
+
+    def _assert_non_singular(self):
+        for operator in self._diagonal_operators:
+            operator.assert_non_singular()
+
+    def _eigvals(self):
+        return self._diagonal_concat([op.eigvals() for op in self._diagonal_operators])
+
+    @property
+    def _composite_tensor_fields(self):
+        return ("operators",)
 
     def _diagonal_concat(self, values):
         """Per-block ``[..., n_i]`` vectors as one ``[..., n]`` (batch shapes broadcast)."""

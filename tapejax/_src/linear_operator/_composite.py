@@ -1,10 +1,20 @@
-"""Operators as composite values: the parts that rebuild one (TF's ``_LinearOperatorSpec``).
+"""Operators as composite values: the parts that rebuild one (TF's ``_LinearOperatorSpec``),
+registered with ``tapejax``'s ``composite`` for ``tapejax.function``, and TF's order of an
+operator's Variables.
 
-An operator is rebuilt by calling its class with its ``parameters``, its tensor-like
-fields (``_composite_tensor_fields``) replaced; what is not a tensor stays as it is.
+An operator is rebuilt by calling its class with its rebuilding fields
+(``_composite_tensor_fields`` and the hints): those holding tensors are its parts, the
+others a static, hashable rest.
 """
 
 from __future__ import annotations
+
+import numpy as np
+
+from .. import composite
+from ..tensor import Tensor
+from ..tensor_shape import TensorShape
+from ._util import static_value
 
 _COMPOSITE_CLASSES: set = set()
 
@@ -12,8 +22,10 @@ _HINT_FIELDS = ("is_non_singular", "is_self_adjoint", "is_positive_definite", "i
 
 
 def make_composite_tensor(cls):
-    """Marks ``cls`` as rebuildable from its fields (TF's decorator of the same name)."""
+    """Marks ``cls`` as rebuildable from its fields (TF's decorator of the same name), so
+    that ``tapejax.function`` takes and returns its operators as their tensors."""
     _COMPOSITE_CLASSES.add(cls)
+    composite.register(cls, _to_parts, _from_parts(cls))
     return cls
 
 
@@ -80,3 +92,42 @@ def operator_variables(operator, predicate) -> tuple:
                 found += [v for v in leaf.variables if predicate(v) and id(v) not in seen]
                 seen.update(id(v) for v in leaf.variables)
     return tuple(found)
+
+
+def _has_tensor(value) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_has_tensor(v) for v in value)
+    return isinstance(value, Tensor) or getattr(value, "_is_variable", False) or _is_operator(value)
+
+
+def _hashable(value):
+    if isinstance(value, TensorShape):
+        return tuple(value.as_list())
+    if isinstance(value, (np.ndarray, np.generic)):
+        value = value.tolist()
+    if isinstance(value, (list, tuple)):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def _to_parts(op):
+    """TF's ``_LinearOperatorSpec``: the tensor fields, and the rest as a static tuple."""
+    fields = extract_attrs(op, op._composite_tensor_fields + _HINT_FIELDS)
+    static, tensors = [], {}
+    for key in sorted(fields):
+        value = fields[key]
+        if key in op._composite_tensor_prefer_static_fields and isinstance(value, Tensor):
+            known = static_value(value)
+            value = value if known is None else known
+        if _has_tensor(value):
+            tensors[key] = value
+        else:
+            static.append((key, _hashable(value)))
+    return tuple(static), tensors
+
+
+def _from_parts(cls):
+    def build(static, tensors):
+        return cls(**dict(static), **tensors)
+
+    return build

@@ -210,6 +210,14 @@ def use_operator_or_provided_hint_unless_contradicting(
     return None
 
 
+def settled(given, value: bool, message: str) -> bool:
+    """``value``, for a hint that the operator fixes: ``message`` when ``given`` (the
+    user's hint) says the opposite."""
+    if given is (not value):
+        raise ValueError(message)
+    return value
+
+
 # -- hints of products (TF's property_hint_util) ----------------------------------------------
 
 
@@ -293,3 +301,32 @@ def split_arg_into_blocks(block_dims, arg, axis=-1):
 def invalid_argument(message: str) -> InvalidArgumentError:
     """TF's ``errors.InvalidArgumentError(node_def=None, op=None, message=...)``."""
     return InvalidArgumentError(None, None, message)
+
+
+_HINTS = ("is_non_singular", "is_self_adjoint", "is_positive_definite", "is_square")
+
+
+def arguments(local_vars) -> dict:
+    """A constructor's arguments, from its ``locals()`` at its start: TF's ``parameters``."""
+    return {k: v for k, v in local_vars.items() if k not in ("self", "__class__")}
+
+
+def hints_in(local_vars) -> dict:
+    """The four hint arguments as a constructor has settled them (from its ``locals()``)."""
+    return {k: local_vars[k] for k in _HINTS}
+
+
+def product_of(operators, method: str):
+    """``op1.method() * op2.method() * ...`` (determinants of blocks and factors)."""
+    result = getattr(operators[0], method)()
+    for operator in operators[1:]:
+        result *= getattr(operator, method)()
+    return result
+
+
+def sum_of(operators, method: str):
+    """``op1.method() + op2.method() + ...`` (their log-determinants, traces)."""
+    result = getattr(operators[0], method)()
+    for operator in operators[1:]:
+        result += getattr(operator, method)()
+    return result

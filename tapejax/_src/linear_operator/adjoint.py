@@ -4,34 +4,13 @@ from __future__ import annotations
 
 from ..ops import linalg_ops, math_ops
 from . import _composite, _util
-from .linear_operator import LinearOperator
+from ._wrapper import OperatorWrapper
 
 __all__ = ["LinearOperatorAdjoint"]
 
 
-def wrapped_hints(operator, hints: dict, relation: str) -> dict:
-    """The hints of an operator built from ``operator`` that shares them all: each hint is
-    the operator's or the one given, which must not contradict it."""
-    combine = _util.use_operator_or_provided_hint_unless_contradicting
-    words = {
-        "is_square": "square",
-        "is_non_singular": "non-singular",
-        "is_self_adjoint": "self-adjoint",
-        "is_positive_definite": "positive-definite",
-    }
-    return {
-        hint: combine(
-            operator,
-            hint,
-            hints[hint],
-            f"An operator is {word} if and only if its {relation} is {word}.",
-        )
-        for hint, word in words.items()
-    }
-
-
 @_composite.make_composite_tensor
-class LinearOperatorAdjoint(LinearOperator):
+class LinearOperatorAdjoint(OperatorWrapper):
     """The adjoint ``A^H`` of an operator (``tf.linalg.LinearOperatorAdjoint``).
 
     Every method calls ``operator``'s with ``adjoint`` flipped.
@@ -44,6 +23,9 @@ class LinearOperatorAdjoint(LinearOperator):
                [2., 4.]], dtype=float32)
     """
 
+    _relation = "adjoint"
+    _name_suffix = "_adjoint"
+
     def __init__(
         self,
         operator,
@@ -53,44 +35,11 @@ class LinearOperatorAdjoint(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = dict(
-            operator=operator,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
-        self._operator = operator
-        hints = wrapped_hints(
-            operator,
-            dict(
-                is_square=is_square,
-                is_non_singular=is_non_singular,
-                is_self_adjoint=is_self_adjoint,
-                is_positive_definite=is_positive_definite,
-            ),
-            "adjoint",
-        )
-        if name is None:
-            name = operator.name + "_adjoint"
-        super().__init__(dtype=operator.dtype, parameters=parameters, name=name, **hints)
-
-    @property
-    def operator(self):
-        return self._operator
+        parameters = _util.arguments(locals())
+        super().__init__(operator, parameters, name, _util.hints_in(locals()))
 
     def _linop_adjoint(self):
         return self.operator
-
-    def _assert_non_singular(self):
-        return self.operator.assert_non_singular()
-
-    def _assert_positive_definite(self):
-        return self.operator.assert_positive_definite()
-
-    def _assert_self_adjoint(self):
-        return self.operator.assert_self_adjoint()
 
     def _shape(self):
         shape = self.operator.shape
@@ -137,14 +86,3 @@ class LinearOperatorAdjoint(LinearOperator):
         if not self.operator.is_self_adjoint:
             eigvals = math_ops.conj(eigvals)
         return eigvals
-
-    def _cond(self):
-        return self.operator.cond()
-
-    @property
-    def _composite_tensor_fields(self):
-        return ("operator",)
-
-    @property
-    def _experimental_parameter_ndims_to_matrix_ndims(self):
-        return {"operator": 0}

@@ -7,7 +7,6 @@ from ..tensor_shape import TensorShape
 from . import _composite, _util
 from ._blockwise import BlockwiseOperator
 from .composition import all_hint, check_operator_list, check_same_dtype
-from .linear_operator import LinearOperator
 
 __all__ = ["LinearOperatorBlockDiag"]
 
@@ -38,14 +37,7 @@ class LinearOperatorBlockDiag(BlockwiseOperator):
         is_square=True,
         name=None,
     ):
-        parameters = dict(
-            operators=operators,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         operators = check_operator_list(operators)
         self._operators = operators
         self._diagonal_operators = operators
@@ -70,19 +62,9 @@ class LinearOperatorBlockDiag(BlockwiseOperator):
         )
         if name is None:
             name = "_ds_".join(operator.name for operator in operators)
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_in(locals()))
 
-    @property
-    def operators(self):
-        return self._operators
+    _solve_operator_name = "x"
 
     def _shape(self):
         matrix_shape = TensorShape(
@@ -181,37 +163,17 @@ class LinearOperatorBlockDiag(BlockwiseOperator):
         ]
         return self._stack_blocks(results, blockwise)
 
-    def _determinant(self):
-        result = self.operators[0].determinant()
-        for operator in self.operators[1:]:
-            result *= operator.determinant()
-        return result
-
-    def _log_abs_determinant(self):
-        result = self.operators[0].log_abs_determinant()
-        for operator in self.operators[1:]:
-            result += operator.log_abs_determinant()
-        return result
-
-    def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
-        """``X`` with ``A X = rhs``: ``rhs`` one tensor, a list of blocks or an operator."""
-        self._check_solvable()
-        if isinstance(rhs, LinearOperator):
-            left, right = self._operator_pair(rhs, adjoint, adjoint_arg, "x")
-            self._check_operator_blocks(left, right, "rhs")
-            with self._name_scope(name):
-                return self._linop_solve(left, right)
-        with self._name_scope(name):
-            split_rhs, blockwise = self._solve_args(rhs, adjoint, adjoint_arg)
-            if not blockwise:
-                split_rhs = _util.split_arg_into_blocks(
-                    self._block_domain_dimensions(), split_rhs, -1 if adjoint_arg else -2
-                )
-            solutions = [
-                operator.solve(split_rhs[i], adjoint=adjoint, adjoint_arg=adjoint_arg)
-                for i, operator in enumerate(self.operators)
-            ]
-            return self._stack_blocks(solutions, blockwise)
+    def _solve_blocks(self, rhs, adjoint, adjoint_arg):
+        split_rhs, blockwise = self._solve_args(rhs, adjoint, adjoint_arg)
+        if not blockwise:
+            split_rhs = _util.split_arg_into_blocks(
+                self._block_domain_dimensions(), split_rhs, -1 if adjoint_arg else -2
+            )
+        solutions = [
+            operator.solve(split_rhs[i], adjoint=adjoint, adjoint_arg=adjoint_arg)
+            for i, operator in enumerate(self.operators)
+        ]
+        return self._stack_blocks(solutions, blockwise)
 
     def _require_square_blocks(self, what):
         if not all(operator.is_square for operator in self.operators):
@@ -225,10 +187,7 @@ class LinearOperatorBlockDiag(BlockwiseOperator):
 
     def _trace(self):
         self._require_square_blocks("trace")
-        result = self.operators[0].trace()
-        for operator in self.operators[1:]:
-            result += operator.trace()
-        return result
+        return _util.sum_of(self.operators, "trace")
 
     def _to_dense(self):
         blocks = _util.broadcast_matrix_batch_dims([op.to_dense() for op in self.operators])
@@ -242,10 +201,6 @@ class LinearOperatorBlockDiag(BlockwiseOperator):
             rows.append(join_split_ops.concat([before, block, after], axis=-1))
         return join_split_ops.concat(rows, axis=-2)
 
-    def _assert_non_singular(self):
-        for operator in self.operators:
-            operator.assert_non_singular()
-
     def _assert_self_adjoint(self):
         for operator in self.operators:
             operator.assert_self_adjoint()
@@ -256,11 +211,7 @@ class LinearOperatorBlockDiag(BlockwiseOperator):
 
     def _eigvals(self):
         self._require_square_blocks("eigvals")
-        return self._diagonal_concat([operator.eigvals() for operator in self.operators])
-
-    @property
-    def _composite_tensor_fields(self):
-        return ("operators",)
+        return super()._eigvals()
 
     @property
     def _experimental_parameter_ndims_to_matrix_ndims(self):

@@ -7,7 +7,6 @@ from ..tensor_shape import TensorShape
 from . import _composite, _util
 from ._blockwise import BlockwiseOperator
 from .composition import assert_proper_iterable
-from .linear_operator import LinearOperator
 
 __all__ = ["LinearOperatorBlockLowerTriangular"]
 
@@ -38,14 +37,7 @@ class LinearOperatorBlockLowerTriangular(BlockwiseOperator):
         is_square=None,
         name="LinearOperatorBlockLowerTriangular",
     ):
-        parameters = dict(
-            operators=operators,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         assert_proper_iterable(operators)
         for row in operators:
             assert_proper_iterable(row)
@@ -62,15 +54,7 @@ class LinearOperatorBlockLowerTriangular(BlockwiseOperator):
         self._validate_num_operators()
         self._validate_operator_dimensions()
         is_square = self._validate_square(is_square)
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_in(locals()))
 
     def _validate_num_operators(self):
         for i, row in enumerate(self.operators):
@@ -146,10 +130,6 @@ class LinearOperatorBlockLowerTriangular(BlockwiseOperator):
                         f"Expected all operators to have the same dtype.  Found {name_type} in row {i} and "
                         f"{str(dtype)} in row 0."
                     )
-
-    @property
-    def operators(self):
-        return self._operators
 
     def _shape(self):
         # TF's order ([domain, range]); the operator is square, so they are equal.
@@ -243,57 +223,36 @@ class LinearOperatorBlockLowerTriangular(BlockwiseOperator):
     def _determinant(self):
         if all(op.is_positive_definite for op in self._diagonal_operators):
             return math_ops.exp(self._log_abs_determinant())
-        result = self._diagonal_operators[0].determinant()
-        for op in self._diagonal_operators[1:]:
-            result *= op.determinant()
-        return result
+        return super()._determinant()
 
-    def _log_abs_determinant(self):
-        result = self._diagonal_operators[0].log_abs_determinant()
-        for op in self._diagonal_operators[1:]:
-            result += op.log_abs_determinant()
-        return result
-
-    def solve(self, rhs, adjoint=False, adjoint_arg=False, name="solve"):
-        """``X`` with ``A X = rhs``: ``rhs`` one tensor, a list of blocks or an operator."""
-        self._check_solvable()
-        if isinstance(rhs, LinearOperator):
-            left, right = self._operator_pair(rhs, adjoint, adjoint_arg, "rhs")
-            with self._name_scope(name):
-                return self._linop_solve(left, right)
-        with self._name_scope(name):
-            rhs, blockwise = self._solve_args(rhs, adjoint, adjoint_arg)
-            if blockwise:
-                split_rhs = [linalg_ops.adjoint(y) for y in rhs] if adjoint_arg else rhs
-            else:
-                rhs = linalg_ops.adjoint(rhs) if adjoint_arg else rhs
-                split_rhs = _util.split_arg_into_blocks(self._block_domain_dimensions(), rhs, -2)
-            n = len(self.operators)
-            solutions = []
-            if adjoint:
-                for index in reversed(range(n)):
-                    y = split_rhs[index]
-                    for j in reversed(range(index + 1, n)):
-                        y = y - self.operators[j][index].matmul(
-                            solutions[n - 1 - j], adjoint=adjoint
-                        )
-                    solutions.append(self._diagonal_operators[index].solve(y, adjoint=adjoint))
-                solutions.reverse()
-            else:
-                for row, y in zip(self.operators, split_rhs):
-                    for i, operator in enumerate(row[:-1]):
-                        y = y - operator.matmul(solutions[i], adjoint=adjoint)
-                    solutions.append(row[-1].solve(y, adjoint=adjoint))
-            return self._stack_blocks(solutions, blockwise)
+    def _solve_blocks(self, rhs, adjoint, adjoint_arg):
+        rhs, blockwise = self._solve_args(rhs, adjoint, adjoint_arg)
+        if blockwise:
+            split_rhs = [linalg_ops.adjoint(y) for y in rhs] if adjoint_arg else rhs
+        else:
+            rhs = linalg_ops.adjoint(rhs) if adjoint_arg else rhs
+            split_rhs = _util.split_arg_into_blocks(self._block_domain_dimensions(), rhs, -2)
+        n = len(self.operators)
+        solutions = []
+        if adjoint:
+            for index in reversed(range(n)):
+                y = split_rhs[index]
+                for j in reversed(range(index + 1, n)):
+                    y = y - self.operators[j][index].matmul(solutions[n - 1 - j], adjoint=adjoint)
+                solutions.append(self._diagonal_operators[index].solve(y, adjoint=adjoint))
+            solutions.reverse()
+        else:
+            for row, y in zip(self.operators, split_rhs):
+                for i, operator in enumerate(row[:-1]):
+                    y = y - operator.matmul(solutions[i], adjoint=adjoint)
+                solutions.append(row[-1].solve(y, adjoint=adjoint))
+        return self._stack_blocks(solutions, blockwise)
 
     def _diag_part(self):
         return self._diagonal_concat([op.diag_part() for op in self._diagonal_operators])
 
     def _trace(self):
-        result = self._diagonal_operators[0].trace()
-        for op in self._diagonal_operators[1:]:
-            result += op.trace()
-        return result
+        return _util.sum_of(self._diagonal_operators, "trace")
 
     def _to_dense(self):
         flat = _util.broadcast_matrix_batch_dims(
@@ -308,17 +267,6 @@ class LinearOperatorBlockLowerTriangular(BlockwiseOperator):
             after = creation_ops.zeros(batch_row_shape + [n - num_cols], dtype=self.dtype)
             dense_rows.append(join_split_ops.concat(row_blocks + [after], axis=-1))
         return join_split_ops.concat(dense_rows, axis=-2)
-
-    def _assert_non_singular(self):
-        for op in self._diagonal_operators:
-            op.assert_non_singular()
-
-    def _eigvals(self):
-        return self._diagonal_concat([op.eigvals() for op in self._diagonal_operators])
-
-    @property
-    def _composite_tensor_fields(self):
-        return ("operators",)
 
     @property
     def _experimental_parameter_ndims_to_matrix_ndims(self):

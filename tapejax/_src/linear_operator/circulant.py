@@ -55,19 +55,19 @@ class _BaseLinearOperatorCirculant(LinearOperator):
         self._block_depth = block_depth
         self._spectrum = self._check_spectrum_and_return_tensor(spectrum)
         if not self.spectrum.dtype.is_complex:
-            if is_self_adjoint is False:
-                raise ValueError(
-                    "A real spectrum always corresponds to a self-adjoint operator. Expected "
-                    "argument `is_self_adjoint` to be True when `spectrum.dtype.is_complex` = "
-                    f"True. Received: {is_self_adjoint}."
-                )
-            is_self_adjoint = True
-        if is_square is False:
-            raise ValueError(
-                "A [[nested] block] circulant operator is always square. Expected argument "
-                f"`is_square` to be True. Received: {is_square}."
+            is_self_adjoint = _util.settled(
+                is_self_adjoint,
+                True,
+                "A real spectrum always corresponds to a self-adjoint operator. Expected "
+                "argument `is_self_adjoint` to be True when `spectrum.dtype.is_complex` = "
+                f"True. Received: {is_self_adjoint}.",
             )
-        is_square = True
+        is_square = _util.settled(
+            is_square,
+            True,
+            "A [[nested] block] circulant operator is always square. Expected argument "
+            f"`is_square` to be True. Received: {is_square}.",
+        )
         super().__init__(
             dtype=dtypes.as_dtype(input_output_dtype),
             is_non_singular=is_non_singular,

@@ -78,14 +78,7 @@ class LinearOperatorComposition(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = dict(
-            operators=operators,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         operators = check_operator_list(operators)
         self._operators = operators
         dtype = check_same_dtype(operators)
@@ -96,38 +89,30 @@ class LinearOperatorComposition(LinearOperator):
             "The composition of non-singular operators is always non-singular.",
         )
         if _composition_must_be_self_adjoint(operators):
-            if is_self_adjoint is False:
-                raise ValueError(
-                    "The composition was determined to be self-adjoint but user provided "
-                    "incorrect `False` hint."
-                )
-            is_self_adjoint = True
+            is_self_adjoint = _util.settled(
+                is_self_adjoint,
+                True,
+                "The composition was determined to be self-adjoint but user provided "
+                "incorrect `False` hint.",
+            )
         if _util.is_aat_form(operators):
-            if is_square is False:
-                raise ValueError(
-                    "The composition was determined have the form A @ A.H, hence it must be "
-                    "square. The user provided an incorrect `False` hint."
-                )
-            is_square = True
+            is_square = _util.settled(
+                is_square,
+                True,
+                "The composition was determined have the form A @ A.H, hence it must be "
+                "square. The user provided an incorrect `False` hint.",
+            )
             if is_non_singular:
-                if is_positive_definite is False:
-                    raise ValueError(
-                        "The composition was determined to be non-singular and have the form "
-                        "A @ A.H, hence it must be positive-definite. The user provided an "
-                        "incorrect `False` hint."
-                    )
-                is_positive_definite = True
+                is_positive_definite = _util.settled(
+                    is_positive_definite,
+                    True,
+                    "The composition was determined to be non-singular and have the form "
+                    "A @ A.H, hence it must be positive-definite. The user provided an "
+                    "incorrect `False` hint.",
+                )
         if name is None:
             name = "_o_".join(operator.name for operator in operators)
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_in(locals()))
 
     @property
     def operators(self):
@@ -184,16 +169,10 @@ class LinearOperatorComposition(LinearOperator):
         return result
 
     def _determinant(self):
-        result = self.operators[0].determinant()
-        for operator in self.operators[1:]:
-            result *= operator.determinant()
-        return result
+        return _util.product_of(self.operators, "determinant")
 
     def _log_abs_determinant(self):
-        result = self.operators[0].log_abs_determinant()
-        for operator in self.operators[1:]:
-            result += operator.log_abs_determinant()
-        return result
+        return _util.sum_of(self.operators, "log_abs_determinant")
 
     def _solve(self, rhs, adjoint=False, adjoint_arg=False):
         order = list(reversed(self.operators)) if adjoint else self.operators

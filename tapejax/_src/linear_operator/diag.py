@@ -45,31 +45,18 @@ class LinearOperatorDiag(LinearOperator):
         is_square=None,
         name="LinearOperatorDiag",
     ):
-        parameters = dict(
-            diag=diag,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         self._diag = _util.convert_nonref_to_tensor(diag, name="diag")
         self._check_diag(self._diag)
         if not self._diag.dtype.is_complex:
-            if is_self_adjoint is False:
-                raise ValueError("A real diagonal operator is always self adjoint.")
-            is_self_adjoint = True
-        if is_square is False:
-            raise ValueError("Only square diagonal operators currently supported.")
-        is_square = True
+            is_self_adjoint = _util.settled(
+                is_self_adjoint, True, "A real diagonal operator is always self adjoint."
+            )
+        is_square = _util.settled(
+            is_square, True, "Only square diagonal operators currently supported."
+        )
         super().__init__(
-            dtype=self._diag.dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
+            dtype=self._diag.dtype, parameters=parameters, name=name, **_util.hints_in(locals())
         )
 
     def _check_diag(self, diag):

@@ -43,24 +43,11 @@ class LinearOperatorFullMatrix(LinearOperator):
         is_square=None,
         name="LinearOperatorFullMatrix",
     ):
-        parameters = dict(
-            matrix=matrix,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         self._matrix = _util.convert_nonref_to_tensor(matrix, name="matrix")
         self._check_matrix(self._matrix)
         super().__init__(
-            dtype=self._matrix.dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
+            dtype=self._matrix.dtype, parameters=parameters, name=name, **_util.hints_in(locals())
         )
 
     def _check_matrix(self, matrix):

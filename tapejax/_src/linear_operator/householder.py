@@ -33,35 +33,23 @@ class LinearOperatorHouseholder(LinearOperator):
         is_square=None,
         name="LinearOperatorHouseholder",
     ):
-        parameters = dict(
-            reflection_axis=reflection_axis,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         self._reflection_axis = _util.convert_nonref_to_tensor(
             reflection_axis, name="reflection_axis"
         )
         self._check_reflection_axis(self._reflection_axis)
-        if is_self_adjoint is False:
-            raise ValueError("A Householder operator is always self adjoint.")
-        is_self_adjoint = True
-        if is_positive_definite is True:
-            raise ValueError("A Householder operator is always non-positive definite.")
-        is_positive_definite = False
-        if is_square is False:
-            raise ValueError("A Householder operator is always square.")
-        is_square = True
+        is_self_adjoint = _util.settled(
+            is_self_adjoint, True, "A Householder operator is always self adjoint."
+        )
+        is_positive_definite = _util.settled(
+            is_positive_definite, False, "A Householder operator is always non-positive definite."
+        )
+        is_square = _util.settled(is_square, True, "A Householder operator is always square.")
         super().__init__(
             dtype=self._reflection_axis.dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
             parameters=parameters,
             name=name,
+            **_util.hints_in(locals()),
         )
 
     def _check_reflection_axis(self, reflection_axis):

@@ -62,17 +62,7 @@ class LinearOperatorIdentity(BaseLinearOperatorIdentity):
         assert_proper_shapes=False,
         name="LinearOperatorIdentity",
     ):
-        parameters = dict(
-            num_rows=num_rows,
-            batch_shape=batch_shape,
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            assert_proper_shapes=assert_proper_shapes,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         dtype = dtypes.as_dtype(dtype or dtypes.float32)
         self._assert_proper_shapes = assert_proper_shapes
         if not is_self_adjoint:
@@ -83,15 +73,7 @@ class LinearOperatorIdentity(BaseLinearOperatorIdentity):
             raise ValueError("An identity operator is always positive-definite.")
         if not is_square:
             raise ValueError("An identity operator is always square.")
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_in(locals()))
         _util.assert_not_ref_type(num_rows, "num_rows")
         _util.assert_not_ref_type(batch_shape, "batch_shape")
         self._set_num_rows(num_rows)
@@ -216,33 +198,21 @@ class LinearOperatorScaledIdentity(BaseLinearOperatorIdentity):
         assert_proper_shapes=False,
         name="LinearOperatorScaledIdentity",
     ):
-        parameters = dict(
-            num_rows=num_rows,
-            multiplier=multiplier,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            assert_proper_shapes=assert_proper_shapes,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         self._assert_proper_shapes = assert_proper_shapes
         self._multiplier = _util.convert_nonref_to_tensor(multiplier, name="multiplier")
         if not self._multiplier.dtype.is_complex:
-            if is_self_adjoint is False:
-                raise ValueError("A real diagonal operator is always self adjoint.")
-            is_self_adjoint = True
+            is_self_adjoint = _util.settled(
+                is_self_adjoint, True, "A real diagonal operator is always self adjoint."
+            )
         if not is_square:
             raise ValueError("A ScaledIdentity operator is always square.")
         _util.assert_not_ref_type(num_rows, "num_rows")
         super().__init__(
             dtype=self._multiplier.dtype.base_dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
             parameters=parameters,
             name=name,
+            **_util.hints_in(locals()),
         )
         self._set_num_rows(num_rows)
         self._num_rows_cast_to_dtype = math_ops.cast(self._num_rows, self.dtype)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from . import _composite
-from .adjoint import wrapped_hints
-from .linear_operator import LinearOperator
+from . import _composite, _util
+from ._wrapper import OperatorWrapper
 
 __all__ = ["LinearOperatorInversion"]
 
 
 @_composite.make_composite_tensor
-class LinearOperatorInversion(LinearOperator):
+class LinearOperatorInversion(OperatorWrapper):
     """The inverse ``A^-1`` of a square operator (``tf.linalg.LinearOperatorInversion``).
 
     ``matmul`` calls ``operator.solve`` and ``solve`` calls ``operator.matmul``.
@@ -22,6 +21,9 @@ class LinearOperatorInversion(LinearOperator):
         array([0.5 , 0.25], dtype=float32)
     """
 
+    _relation = "inverse"
+    _name_suffix = "_inv"
+
     def __init__(
         self,
         operator,
@@ -31,15 +33,7 @@ class LinearOperatorInversion(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = dict(
-            operator=operator,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
-        self._operator = operator
+        parameters = _util.arguments(locals())
         if operator.is_non_singular is False or is_non_singular is False:
             raise ValueError(
                 "Argument `is_non_singular` or argument `operator` must have supplied hint "
@@ -52,38 +46,13 @@ class LinearOperatorInversion(LinearOperator):
                 "`is_square` equal to `True` or `None`. Found `operator.is_square`: "
                 f"{operator.is_square}, `is_square`: {is_square}."
             )
-        hints = wrapped_hints(
-            operator,
-            dict(
-                is_square=is_square,
-                is_non_singular=is_non_singular,
-                is_self_adjoint=is_self_adjoint,
-                is_positive_definite=is_positive_definite,
-            ),
-            "inverse",
-        )
-        if name is None:
-            name = operator.name + "_inv"
-        super().__init__(dtype=operator.dtype, parameters=parameters, name=name, **hints)
-
-    @property
-    def operator(self):
-        return self._operator
+        super().__init__(operator, parameters, name, _util.hints_in(locals()))
 
     def _linop_inverse(self):
         return self.operator
 
     def _linop_solve(self, left_operator, right_operator):
         return left_operator.operator.matmul(right_operator)
-
-    def _assert_non_singular(self):
-        return self.operator.assert_non_singular()
-
-    def _assert_positive_definite(self):
-        return self.operator.assert_positive_definite()
-
-    def _assert_self_adjoint(self):
-        return self.operator.assert_self_adjoint()
 
     def _shape(self):
         return self.operator.shape
@@ -105,14 +74,3 @@ class LinearOperatorInversion(LinearOperator):
 
     def _eigvals(self):
         return 1.0 / self.operator.eigvals()
-
-    def _cond(self):
-        return self.operator.cond()
-
-    @property
-    def _composite_tensor_fields(self):
-        return ("operator",)
-
-    @property
-    def _experimental_parameter_ndims_to_matrix_ndims(self):
-        return {"operator": 0}

@@ -39,14 +39,7 @@ class LinearOperatorKronecker(LinearOperator):
         is_square=None,
         name=None,
     ):
-        parameters = dict(
-            operators=operators,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         operators = check_operator_list(operators, _EMPTY)
         self._operators = operators
         dtype = operators[0].dtype
@@ -83,15 +76,7 @@ class LinearOperatorKronecker(LinearOperator):
         )
         if name is None:
             name = "_x_".join(operator.name for operator in operators)
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_in(locals()))
 
     @property
     def operators(self):

@@ -3,7 +3,7 @@
 A subclass implements the underscore hooks (``_shape``, ``_matmul``, optionally
 ``_shape_tensor``, ``_solve``, ``_determinant``, ...), as in TF; the public methods check
 their arguments, then call the hook, whose TF default (through ``to_dense`` where nothing
-better is known) is defined here. Operator-valued results (``adjoint``, ``inverse``,
+better is known) is in ``_defaults.py``. Operator-valued results (``adjoint``, ``inverse``,
 ``cholesky``, ``matmul``/``solve`` of two operators) go through the ``_linop_*`` hooks,
 which subclasses override with TF's structure-preserving rules.
 
@@ -16,30 +16,21 @@ from __future__ import annotations
 import abc
 import contextlib
 
-import numpy as np
-
 from .. import dtypes
-from ..asserts import assert_equal, assert_less
 from ..conversion import convert_to_tensor
 from ..module import Module
 from ..ops import (
     array_ops,
-    creation_ops,
-    decomposition_ops,
-    join_split_ops,
-    linalg_ops,
-    math_ops,
-    reduction_ops,
-    solver_ops,
 )
 from ..tensor import Tensor
 from ..variables import name_scope
-from . import _checks, _composite, _util
+from . import _composite, _util
+from ._defaults import DenseDefaults
 
 __all__ = ["LinearOperator"]
 
 
-class LinearOperator(Module, metaclass=abc.ABCMeta):
+class LinearOperator(DenseDefaults, Module, metaclass=abc.ABCMeta):
     """Base class of a [batch of] linear operator[s] (``tf.linalg.LinearOperator``).
 
     An operator acts like a batch matrix ``A`` of shape ``[B1, ..., Bb, M, N]`` without
@@ -82,17 +73,13 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
         parameters=None,
     ):
         if is_positive_definite:
-            if is_non_singular is False:
-                raise ValueError("A positive definite matrix is always non-singular.")
-            is_non_singular = True
+            is_non_singular = _util.settled(
+                is_non_singular, True, "A positive definite matrix is always non-singular."
+            )
         if is_non_singular:
-            if is_square is False:
-                raise ValueError("A non-singular matrix is always square.")
-            is_square = True
+            is_square = _util.settled(is_square, True, "A non-singular matrix is always square.")
         if is_self_adjoint:
-            if is_square is False:
-                raise ValueError("A self-adjoint matrix is always square.")
-            is_square = True
+            is_square = _util.settled(is_square, True, "A self-adjoint matrix is always square.")
         self._is_square_set_or_implied_by_hints = is_square
         if graph_parents is not None:
             self._set_graph_parents(graph_parents)
@@ -259,56 +246,16 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
 
     # -- assertions -------------------------------------------------------------------------------
 
-    def _assert_non_singular(self):
-        _util.warn_dense_default("assert_non_singular")
-        if self._can_use_cholesky():
-            return self.assert_positive_definite()
-        singular_values = decomposition_ops.svd(self.to_dense(), compute_uv=False)
-        cond = reduction_ops.reduce_max(singular_values, axis=-1) / reduction_ops.reduce_min(
-            singular_values, axis=-1
-        )
-        return assert_less(
-            cond,
-            self._max_condition_number_to_be_non_singular(),
-            message="Singular matrix up to precision epsilon.",
-        )
-
-    def _max_condition_number_to_be_non_singular(self):
-        dtype_eps = np.finfo(self.dtype.as_numpy_dtype).eps
-        dims = [
-            math_ops.cast(100.0, self.dtype),
-            math_ops.cast(self.range_dimension_tensor(), self.dtype),
-            math_ops.cast(self.domain_dimension_tensor(), self.dtype),
-        ]
-        eps = reduction_ops.reduce_max(join_split_ops.stack(dims)) * float(dtype_eps)
-        return 1.0 / eps
-
     def assert_non_singular(self, name="assert_non_singular"):
         """Raises ``InvalidArgumentError`` unless the condition number is below
         ``1 / (max(100, M, N) * eps)``; returns None."""
         with self._name_scope(name):
             return self._assert_non_singular()
 
-    def _assert_positive_definite(self):
-        _util.warn_dense_default("assert_positive_definite")
-        if self.is_self_adjoint:
-            return _checks.assert_positive(
-                linalg_ops.diag_part(decomposition_ops.cholesky(self.to_dense())),
-                message="Matrix was not positive definite.",
-            )
-        raise NotImplementedError("assert_positive_definite is not implemented.")
-
     def assert_positive_definite(self, name="assert_positive_definite"):
         """Raises ``InvalidArgumentError`` unless ``x^H A x`` has a positive real part."""
         with self._name_scope(name):
             return self._assert_positive_definite()
-
-    def _assert_self_adjoint(self):
-        dense = self.to_dense()
-        _util.warn_dense_default("assert_self_adjoint", "  Requires conversion to a dense matrix.")
-        return assert_equal(
-            dense, linalg_ops.adjoint(dense), message="Matrix was not equal to its adjoint."
-        )
 
     def assert_self_adjoint(self, name="assert_self_adjoint"):
         """Raises ``InvalidArgumentError`` unless the operator equals its adjoint exactly."""
@@ -363,30 +310,8 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
             _util.assert_dims_compatible(_util.dim_at(self.shape, self_dim), x.shape[arg_dim])
             return self._matmul(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
-    def _linop_matmul(self, left_operator, right_operator):
-        if hasattr(right_operator, "_ones_diag") and not hasattr(right_operator, "multiplier"):
-            return left_operator  # the identity
-        if hasattr(right_operator, "_zeros_diag"):
-            if not right_operator.is_square or not left_operator.is_square:
-                raise ValueError(
-                    "Matmul with non-square `LinearOperator`s or non-square "
-                    "`LinearOperatorZeros` not supported at this time."
-                )
-            return right_operator
-        from .composition import LinearOperatorComposition
-
-        return LinearOperatorComposition(
-            operators=[left_operator, right_operator],
-            **_product_hints(left_operator, right_operator),
-        )
-
     def __matmul__(self, other):
         return self.matmul(other)
-
-    def _matvec(self, x, adjoint=False):
-        x_mat = array_ops.expand_dims(x, axis=-1)
-        y_mat = self.matmul(x_mat, adjoint=adjoint)
-        return array_ops.squeeze(y_mat, axis=-1)
 
     def matvec(self, x, adjoint=False, name="matvec"):
         """``A @ x`` for a [batch] vector ``x`` ``[..., N]``."""
@@ -396,18 +321,6 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
             self_dim = -2 if adjoint else -1
             _util.assert_dims_compatible(_util.dim_at(self.shape, self_dim), x.shape[-1])
             return self._matvec(x, adjoint=adjoint)
-
-    def _dense_solve(self, rhs, adjoint=False, adjoint_arg=False):
-        if self.is_square is False:
-            raise NotImplementedError("Solve is not yet implemented for non-square operators.")
-        rhs = linalg_ops.adjoint(rhs) if adjoint_arg else rhs
-        if self._can_use_cholesky():
-            return solver_ops.cholesky_solve(decomposition_ops.cholesky(self.to_dense()), rhs)
-        return _util.matrix_solve_with_broadcast(self.to_dense(), rhs, adjoint=adjoint)
-
-    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
-        _util.warn_dense_default("solve")
-        return self._dense_solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
     def _check_solvable(self):
         if self.is_non_singular is False:
@@ -439,22 +352,6 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
             _util.assert_dims_compatible(_util.dim_at(self.shape, self_dim), rhs.shape[arg_dim])
             return self._solve(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
 
-    def _linop_solve(self, left_operator, right_operator):
-        if hasattr(right_operator, "_ones_diag") and not hasattr(right_operator, "multiplier"):
-            return left_operator.inverse()
-        from .composition import LinearOperatorComposition
-        from .inversion import LinearOperatorInversion
-
-        return LinearOperatorComposition(
-            operators=[LinearOperatorInversion(left_operator), right_operator],
-            **_product_hints(left_operator, right_operator),
-        )
-
-    def _solvevec(self, rhs, adjoint=False):
-        rhs_mat = array_ops.expand_dims(rhs, axis=-1)
-        solution_mat = self.solve(rhs_mat, adjoint=adjoint)
-        return array_ops.squeeze(solution_mat, axis=-1)
-
     def solvevec(self, rhs, adjoint=False, name="solve"):
         """``x`` with ``A x = rhs`` for a [batch] vector ``rhs`` ``[..., M]``."""
         with self._name_scope(name):
@@ -472,25 +369,11 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
                 "Determinant not implemented for an operator that is expected to not be square."
             )
 
-    def _determinant(self):
-        _util.warn_dense_default("determinant")
-        if self._can_use_cholesky():
-            return math_ops.exp(self.log_abs_determinant())
-        return solver_ops.det(self.to_dense())
-
     def determinant(self, name="det"):
         """``det(A)`` per batch member."""
         self._check_square_for_determinant()
         with self._name_scope(name):
             return self._determinant()
-
-    def _log_abs_determinant(self):
-        _util.warn_dense_default("determinant")
-        if self._can_use_cholesky():
-            diag = linalg_ops.diag_part(decomposition_ops.cholesky(self.to_dense()))
-            return 2 * reduction_ops.reduce_sum(math_ops.log(diag), axis=[-1])
-        _, log_abs_det = solver_ops.slogdet(self.to_dense())
-        return log_abs_det
 
     def log_abs_determinant(self, name="log_abs_det"):
         """``log |det(A)|`` per batch member."""
@@ -509,19 +392,6 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
 
     H = property(adjoint, None)
 
-    def _linop_adjoint(self) -> LinearOperator:
-        from .adjoint import LinearOperatorAdjoint
-
-        return LinearOperatorAdjoint(self, **self._hints())
-
-    def _hints(self) -> dict:
-        return dict(
-            is_non_singular=self.is_non_singular,
-            is_self_adjoint=self.is_self_adjoint,
-            is_positive_definite=self.is_positive_definite,
-            is_square=self.is_square,
-        )
-
     def inverse(self, name: str = "inverse") -> LinearOperator:
         """``A^-1`` as an operator.
 
@@ -537,11 +407,6 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
         with self._name_scope(name):
             return self._linop_inverse()
 
-    def _linop_inverse(self) -> LinearOperator:
-        from .inversion import LinearOperatorInversion
-
-        return LinearOperatorInversion(self, **self._hints())
-
     def cholesky(self, name: str = "cholesky") -> LinearOperator:
         """The lower-triangular ``L`` with ``A = L L^H``, as an operator.
 
@@ -556,52 +421,22 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
         with self._name_scope(name):
             return self._linop_cholesky()
 
-    def _linop_cholesky(self) -> LinearOperator:
-        from .lower_triangular import LinearOperatorLowerTriangular
-
-        return LinearOperatorLowerTriangular(
-            decomposition_ops.cholesky(self.to_dense()),
-            is_non_singular=True,
-            is_self_adjoint=False,
-            is_square=True,
-        )
-
     # -- dense views ----------------------------------------------------------------------------
-
-    def _to_dense(self):
-        n = self.domain_dimension
-        if n is None:
-            n = self.domain_dimension_tensor()
-        batch_shape = self.batch_shape
-        batch_shape = (
-            batch_shape.as_list() if batch_shape.is_fully_defined() else self.batch_shape_tensor()
-        )
-        eye = creation_ops.eye(num_rows=n, batch_shape=batch_shape, dtype=self.dtype)
-        return self.matmul(eye)
 
     def to_dense(self, name="to_dense"):
         """The operator as a dense [batch] matrix."""
         with self._name_scope(name):
             return self._to_dense()
 
-    def _diag_part(self):
-        return linalg_ops.diag_part(self.to_dense())
-
     def diag_part(self, name="diag_part"):
         """The [batch] diagonal ``[..., min(M, N)]``."""
         with self._name_scope(name):
             return self._diag_part()
 
-    def _trace(self):
-        return reduction_ops.reduce_sum(self.diag_part(), axis=-1)
-
     def trace(self, name="trace"):
         """The sum of the diagonal, per batch member."""
         with self._name_scope(name):
             return self._trace()
-
-    def _add_to_tensor(self, x):
-        return self.to_dense() + x
 
     def add_to_tensor(self, x, name="add_to_tensor"):
         """``A + x`` as a dense Tensor."""
@@ -610,9 +445,6 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
             self._check_input_dtype(x)
             return self._add_to_tensor(x)
 
-    def _eigvals(self):
-        return decomposition_ops.eigvalsh(self.to_dense())
-
     def eigvals(self, name="eigvals"):
         """The eigenvalues ``[..., N]``; only for operators hinted self-adjoint."""
         if not self.is_self_adjoint:
@@ -620,20 +452,10 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
         with self._name_scope(name):
             return self._eigvals()
 
-    def _cond(self):
-        if not self.is_self_adjoint:
-            vals = decomposition_ops.svd(self.to_dense(), compute_uv=False)
-        else:
-            vals = math_ops.abs(self._eigvals())
-        return reduction_ops.reduce_max(vals, axis=-1) / reduction_ops.reduce_min(vals, axis=-1)
-
     def cond(self, name="cond"):
         """The condition number: largest over smallest singular value."""
         with self._name_scope(name):
             return self._cond()
-
-    def _can_use_cholesky(self):
-        return self.is_self_adjoint and self.is_positive_definite
 
     def _set_graph_parents(self, graph_parents):
         graph_parents = [] if graph_parents is None else graph_parents
@@ -662,16 +484,3 @@ class LinearOperator(Module, metaclass=abc.ABCMeta):
         from .slicing import batch_slice
 
         return batch_slice(self, params_overrides={}, slices=slices)
-
-
-def _product_hints(left_operator, right_operator) -> dict:
-    """The hints of ``left @ right`` (or ``left^-1 @ right``) when nothing better is known."""
-    square = _util.is_square(left_operator, right_operator)
-    hints = dict(
-        is_non_singular=None, is_self_adjoint=None, is_positive_definite=None, is_square=square
-    )
-    if square:
-        hints["is_non_singular"] = _util.combined_non_singular_hint(left_operator, right_operator)
-    elif square is False:
-        hints.update(is_non_singular=False, is_self_adjoint=False, is_positive_definite=False)
-    return hints

@@ -43,18 +43,7 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         is_square=None,
         name="LinearOperatorLowRankUpdate",
     ):
-        parameters = dict(
-            base_operator=base_operator,
-            u=u,
-            diag_update=diag_update,
-            v=v,
-            is_diag_update_positive=is_diag_update_positive,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         dtype = base_operator.dtype
         if diag_update is not None:
             if is_diag_update_positive and dtype.is_complex:
@@ -63,12 +52,12 @@ class LinearOperatorLowRankUpdate(LinearOperator):
                     "diagonal is real and positive."
                 )
         if diag_update is None:
-            if is_diag_update_positive is False:
-                raise ValueError(
-                    "Default diagonal is the identity, which is positive.  However, user set "
-                    "'is_diag_update_positive' to False."
-                )
-            is_diag_update_positive = True
+            is_diag_update_positive = _util.settled(
+                is_diag_update_positive,
+                True,
+                "Default diagonal is the identity, which is positive.  However, user set "
+                "'is_diag_update_positive' to False.",
+            )
         self._use_cholesky = (
             base_operator.is_positive_definite
             and base_operator.is_self_adjoint
@@ -76,12 +65,12 @@ class LinearOperatorLowRankUpdate(LinearOperator):
             and v is None
         )
         if base_operator.is_self_adjoint and v is None and not dtype.is_complex:
-            if is_self_adjoint is False:
-                raise ValueError(
-                    "A = L + UDU^H, with L self-adjoint and D real diagonal.  Since UDU^H is "
-                    "self-adjoint, this must be a self-adjoint operator."
-                )
-            is_self_adjoint = True
+            is_self_adjoint = _util.settled(
+                is_self_adjoint,
+                True,
+                "A = L + UDU^H, with L self-adjoint and D real diagonal.  Since UDU^H is "
+                "self-adjoint, this must be a self-adjoint operator.",
+            )
         if self._use_cholesky:
             if (
                 is_positive_definite is False
@@ -101,12 +90,9 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         self._base_operator = base_operator
         super().__init__(
             dtype=self._base_operator.dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
             parameters=parameters,
             name=name,
+            **_util.hints_in(locals()),
         )
         self._set_diag_operators(diag_update, is_diag_update_positive)
         self._is_diag_update_positive = is_diag_update_positive

@@ -33,27 +33,14 @@ class LinearOperatorLowerTriangular(LinearOperator):
         is_square=None,
         name="LinearOperatorLowerTriangular",
     ):
-        parameters = dict(
-            tril=tril,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
+        parameters = _util.arguments(locals())
+        is_square = _util.settled(
+            is_square, True, "Only square lower triangular operators supported at this time."
         )
-        if is_square is False:
-            raise ValueError("Only square lower triangular operators supported at this time.")
-        is_square = True
         self._tril = _util.convert_nonref_to_tensor(tril, name="tril")
         self._check_tril(self._tril)
         super().__init__(
-            dtype=self._tril.dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
+            dtype=self._tril.dtype, parameters=parameters, name=name, **_util.hints_in(locals())
         )
 
     @property

@@ -37,15 +37,7 @@ class LinearOperatorPermutation(LinearOperator):
         is_square=None,
         name="LinearOperatorPermutation",
     ):
-        parameters = dict(
-            perm=perm,
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         self._perm = _util.convert_nonref_to_tensor(perm, name="perm")
         self._check_perm(self._perm, _util.static_value(perm))
         if is_non_singular is False:
@@ -53,21 +45,13 @@ class LinearOperatorPermutation(LinearOperator):
                 "A Permutation operator is always non-singular. Expected argument "
                 f"`is_non_singular` to be True. Received: {is_non_singular}."
             )
-        if is_square is False:
-            raise ValueError(
-                "A Permutation operator is always square. Expected argument `is_square` to be "
-                f"True. Received: {is_square}."
-            )
-        is_square = True
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
+        is_square = _util.settled(
+            is_square,
+            True,
+            "A Permutation operator is always square. Expected argument `is_square` to be "
+            f"True. Received: {is_square}.",
         )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_in(locals()))
 
     def _check_perm(self, perm, static_perm):
         if perm.shape.rank is not None and perm.shape.rank < 1:

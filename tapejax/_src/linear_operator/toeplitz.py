@@ -49,29 +49,15 @@ class LinearOperatorToeplitz(LinearOperator):
         is_square=None,
         name="LinearOperatorToeplitz",
     ):
-        parameters = dict(
-            col=col,
-            row=row,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         self._row = _util.convert_nonref_to_tensor(row, name="row")
         self._col = _util.convert_nonref_to_tensor(col, name="col")
         self._check_row_col(self._row, self._col)
-        if is_square is False:
-            raise ValueError("Only square Toeplitz operators currently supported.")
-        is_square = True
+        is_square = _util.settled(
+            is_square, True, "Only square Toeplitz operators currently supported."
+        )
         super().__init__(
-            dtype=self._row.dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
+            dtype=self._row.dtype, parameters=parameters, name=name, **_util.hints_in(locals())
         )
 
     def _check_row_col(self, row, col):

@@ -45,15 +45,7 @@ class LinearOperatorTridiag(LinearOperator):
         is_square=None,
         name="LinearOperatorTridiag",
     ):
-        parameters = dict(
-            diagonals=diagonals,
-            diagonals_format=diagonals_format,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         if diagonals_format not in _DIAGONAL_FORMATS:
             raise ValueError(
                 "Argument `diagonals_format` must be one of compact, matrix, or sequence. "
@@ -68,15 +60,7 @@ class LinearOperatorTridiag(LinearOperator):
             self._diagonals = _util.convert_nonref_to_tensor(diagonals, name="diagonals")
             dtype = self._diagonals.dtype
         self._diagonals_format = diagonals_format
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_in(locals()))
 
     def _shape(self):
         if self.diagonals_format == _MATRIX:
@@ -105,15 +89,7 @@ class LinearOperatorTridiag(LinearOperator):
                 message="Matrix was not equal to its adjoint.",
             )
             return None
-        if self.diagonals_format == _COMPACT:
-            diagonals = convert_to_tensor(self.diagonals)
-            superdiag, diag, subdiag = (
-                diagonals[..., 0, :],
-                diagonals[..., 1, :],
-                diagonals[..., 2, :],
-            )
-        else:
-            superdiag, diag, subdiag = self.diagonals
+        superdiag, diag, subdiag = self._three_diagonals()
         _checks.assert_zero_imag_part(diag, message=diag_message)
         subdiag = pad_ops.roll(subdiag, shift=-1, axis=-1)
         assert_equal(
@@ -178,18 +154,11 @@ class LinearOperatorTridiag(LinearOperator):
     def _to_dense(self):
         if self.diagonals_format == _MATRIX:
             return self.diagonals
-        if self.diagonals_format == _COMPACT:
-            diagonals = convert_to_tensor(self.diagonals)
+        superdiag, diag, subdiag = self._three_diagonals()
+        if self.diagonals_format == _SEQUENCE:
+            shape = self.shape[:-1].as_list()
             superdiag, diag, subdiag = (
-                diagonals[..., 0, :],
-                diagonals[..., 1, :],
-                diagonals[..., 2, :],
-            )
-        else:
-            batch = self.batch_shape.as_list()
-            n = self.shape[-1]
-            superdiag, diag, subdiag = (
-                array_ops.broadcast_to(d, batch + [n]) for d in self.diagonals
+                array_ops.broadcast_to(d, shape) for d in (superdiag, diag, subdiag)
             )
         # TF's matrix_diag(k=(-1, 1), align="LEFT_RIGHT"): superdiag[..., -1] and
         # subdiag[..., 0] fall outside the matrix.
@@ -198,6 +167,13 @@ class LinearOperatorTridiag(LinearOperator):
             + linalg_ops.diag(superdiag[..., :-1], k=1)
             + linalg_ops.diag(subdiag[..., 1:], k=-1)
         )
+
+    def _three_diagonals(self):
+        """``(superdiag, diag, subdiag)`` of the compact or sequence format."""
+        if self.diagonals_format == _COMPACT:
+            diagonals = convert_to_tensor(self.diagonals)
+            return tuple(diagonals[..., i, :] for i in range(3))
+        return tuple(self.diagonals)
 
     @property
     def diagonals(self):

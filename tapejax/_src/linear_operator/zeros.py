@@ -36,18 +36,7 @@ class LinearOperatorZeros(LinearOperator):
         assert_proper_shapes=False,
         name="LinearOperatorZeros",
     ):
-        parameters = dict(
-            num_rows=num_rows,
-            num_columns=num_columns,
-            batch_shape=batch_shape,
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            assert_proper_shapes=assert_proper_shapes,
-            name=name,
-        )
+        parameters = _util.arguments(locals())
         dtype = dtypes.as_dtype(dtype or dtypes.float32)
         self._assert_proper_shapes = assert_proper_shapes
         if not is_self_adjoint and is_square:
@@ -56,15 +45,7 @@ class LinearOperatorZeros(LinearOperator):
             raise ValueError("A zero operator is always singular.")
         if is_positive_definite:
             raise ValueError("A zero operator is always not positive-definite.")
-        super().__init__(
-            dtype=dtype,
-            is_non_singular=is_non_singular,
-            is_self_adjoint=is_self_adjoint,
-            is_positive_definite=is_positive_definite,
-            is_square=is_square,
-            parameters=parameters,
-            name=name,
-        )
+        super().__init__(dtype=dtype, parameters=parameters, name=name, **_util.hints_in(locals()))
         _util.assert_not_ref_type(num_rows, "num_rows")
         _util.assert_not_ref_type(num_columns, "num_columns")
         _util.assert_not_ref_type(batch_shape, "batch_shape")
