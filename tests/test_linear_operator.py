@@ -1137,3 +1137,35 @@ def test_operators_are_modules_with_tfs_variables():
         else:
             assert got == shapes
     assert op.submodules  # the factors
+
+
+@pytest.mark.parametrize("name", ["FullMatrix", "LowRankUpdateGeneral", "Circulant"])
+def test_solve_broadcasts_extra_batch_dimensions_of_rhs(name):
+    """A right-hand side with more batch dimensions than the operator: TF folds them into
+    columns (``_reshape_for_efficiency``) or broadcasts the operator."""
+    results = {}
+    for label, fw in FRAMEWORKS.items():
+        built = BUILDERS[name](fw, "float32", (2,))
+        shape = (4, 2, built.operator.shape[-2], 2)
+        rhs = fw.constant(_data("float32", shape, 70))
+        with fw.GradientTape() as tape:
+            x = built.operator.solve(rhs, adjoint=True)
+            loss = fw.reduce_sum(x * fw.constant(_data("float32", shape, 71)))
+        results[label] = (x, tape.gradient(loss, built.variables))
+    (x, grads), (want_x, want_grads) = results["tapejax"], results["tensorflow"]
+    _assert_same(x, want_x, f"{name}.solve")
+    for g, w in zip(grads, want_grads, strict=True):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-3, atol=1e-4)
+
+
+def test_failed_assertions_inside_function_raise_tfs_error():
+    @tapejax.function
+    def checked(d):
+        op = tapejax.linalg.LinearOperatorDiag(d)
+        op.assert_positive_definite()
+        return op.log_abs_determinant()
+
+    for _ in range(2):
+        np.testing.assert_allclose(checked(tapejax.constant([1.0, 2.0])).numpy(), np.log(2.0))
+    with pytest.raises(tapejax.errors.InvalidArgumentError, match="not positive definite"):
+        checked(tapejax.constant([1.0, -2.0]))
