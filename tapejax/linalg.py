@@ -1,5 +1,32 @@
 """``tf.linalg``: matrix products, decompositions, solvers and norms."""
 
+from tapejax._src.linear_operator.adjoint import LinearOperatorAdjoint
+from tapejax._src.linear_operator.block_diag import LinearOperatorBlockDiag
+from tapejax._src.linear_operator.block_lower_triangular import (
+    LinearOperatorBlockLowerTriangular,
+)
+from tapejax._src.linear_operator.circulant import (
+    LinearOperatorCirculant,
+    LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D,
+)
+from tapejax._src.linear_operator.composition import LinearOperatorComposition
+from tapejax._src.linear_operator.diag import LinearOperatorDiag
+from tapejax._src.linear_operator.full_matrix import LinearOperatorFullMatrix
+from tapejax._src.linear_operator.householder import LinearOperatorHouseholder
+from tapejax._src.linear_operator.identity import (
+    LinearOperatorIdentity,
+    LinearOperatorScaledIdentity,
+)
+from tapejax._src.linear_operator.inversion import LinearOperatorInversion
+from tapejax._src.linear_operator.kronecker import LinearOperatorKronecker
+from tapejax._src.linear_operator.linear_operator import LinearOperator
+from tapejax._src.linear_operator.low_rank_update import LinearOperatorLowRankUpdate
+from tapejax._src.linear_operator.lower_triangular import LinearOperatorLowerTriangular
+from tapejax._src.linear_operator.permutation import LinearOperatorPermutation
+from tapejax._src.linear_operator.toeplitz import LinearOperatorToeplitz
+from tapejax._src.linear_operator.tridiag import LinearOperatorTridiag
+from tapejax._src.linear_operator.zeros import LinearOperatorZeros
 from tapejax._src.ops.creation_ops import eye
 from tapejax._src.ops.decomposition_ops import cholesky, eigh, eigvalsh, qr, svd
 from tapejax._src.ops.linalg_ops import (
@@ -41,6 +68,27 @@ from tapejax._src.ops.tridiagonal_eigen_ops import eigh_tridiagonal
 from tapejax._src.ops.tridiagonal_ops import tridiagonal_matmul, tridiagonal_solve
 
 __all__ = [
+    "LinearOperator",
+    "LinearOperatorAdjoint",
+    "LinearOperatorBlockDiag",
+    "LinearOperatorBlockLowerTriangular",
+    "LinearOperatorCirculant",
+    "LinearOperatorCirculant2D",
+    "LinearOperatorCirculant3D",
+    "LinearOperatorComposition",
+    "LinearOperatorDiag",
+    "LinearOperatorFullMatrix",
+    "LinearOperatorHouseholder",
+    "LinearOperatorIdentity",
+    "LinearOperatorInversion",
+    "LinearOperatorKronecker",
+    "LinearOperatorLowRankUpdate",
+    "LinearOperatorLowerTriangular",
+    "LinearOperatorPermutation",
+    "LinearOperatorScaledIdentity",
+    "LinearOperatorToeplitz",
+    "LinearOperatorTridiag",
+    "LinearOperatorZeros",
     "adjoint",
     "band_part",
     "banded_triangular_solve",

@@ -10,7 +10,9 @@ unchanged ones through without a copy). Tapes, jacobians and custom gradients in
 work unchanged: they see Tensors that wrap tracers.
 
 Called while a tape records, the program is applied as one op, so gradients flow
-through the call like through any other op.
+through the call like through any other op. Composite arguments and results (a
+``LinearOperator``) pass through as their tensors (``composite.py``), as TF's
+``CompositeTensor``s do.
 
 It must never bake a Variable's value into a program as a constant: a Variable read or
 assigned during a trace that was not bound to an argument makes the trace start over
@@ -25,7 +27,7 @@ import sys
 import jax
 import numpy as np
 
-from . import binding, dispatch, execution, nest, recorder
+from . import binding, composite, dispatch, execution, nest, recorder
 from .binding import VariableWatcher
 from .conversion import convert_to_tensor
 from .dispatch import Op
@@ -154,6 +156,7 @@ class _Concrete:
         self.variables = variables
         self.out_tree = None
         self.out_kinds = None
+        self.composite_out = False  # the outputs hold composites (``composite.py``)
         # Whether the program holds run-time checks (assertions on traced values, NumPy
         # callbacks): a call then waits for them and raises the first failure
         # (``execution.failure_reporter``).
@@ -178,10 +181,11 @@ class _Concrete:
                     new_flat = list(flat)
                     for p, value in zip(tensor_pos, arg_values):
                         new_flat[p] = wrap(value)
-                    a, k = nest.pack_sequence_as((args, kwargs), new_flat)
+                    a, k = composite.rebuild(nest.pack_sequence_as((args, kwargs), new_flat))
                     function._tracing_count += 1
                     checks = execution.runtime_checks()
-                    result = function._python_function(*a, **k)
+                    result = composite.expand(function._python_function(*a, **k))
+                    self.composite_out = composite.has_parts(result)
                     new_values = [v._value for v in variables]
                     if execution.runtime_checks() != checks:
                         self.has_checks = True
@@ -268,7 +272,7 @@ class Function:
                     execution.raise_failed_check()
                 return wrap(outs[0])
             return self._run(args, kwargs, list(args), concrete, key)
-        flat = nest.flatten((args, kwargs))
+        args, kwargs, flat = _expanded(args, kwargs)
         return self._run(args, kwargs, flat)
 
     def _first_call(self, args, kwargs):
@@ -324,7 +328,8 @@ class Function:
             return outs[0]
         it = iter(outs)
         leaves = [next(it) if kind is None else kind[1] for kind in concrete.out_kinds]
-        return nest.pack_sequence_as(concrete.out_tree, leaves)
+        result = nest.pack_sequence_as(concrete.out_tree, leaves)
+        return composite.rebuild(result) if concrete.composite_out else result
 
     def _execute(self, concrete, arg_tensors):
         variables = concrete.variables
@@ -349,7 +354,7 @@ class Function:
         """Traces for these arguments (if not yet) and returns that signature's function."""
         if not self._first_call_done:
             self._first_call(args, kwargs)
-        flat = nest.flatten((args, kwargs))
+        args, kwargs, flat = _expanded(args, kwargs)
         return ConcreteFunction(self, self._concrete(args, kwargs, flat), flat)
 
     def experimental_get_compiler_ir(self, *args, **kwargs):
@@ -398,6 +403,16 @@ class ConcreteFunction:
         if stage == "optimized_hlo":
             return lowered.compile().as_text()
         raise ValueError(f"Unknown stage {stage!r}: use 'hlo', 'stablehlo' or 'optimized_hlo'.")
+
+
+def _expanded(args, kwargs):
+    """``(args, kwargs, flat leaves)``, composite arguments (``LinearOperator``s) taken
+    apart, so that their tensors are arguments of the program."""
+    flat = nest.flatten((args, kwargs))
+    if any(composite.is_composite(x) for x in flat):
+        args, kwargs = composite.expand((args, kwargs))
+        flat = nest.flatten((args, kwargs))
+    return args, kwargs, flat
 
 
 def _check_signature(signature, args, name):

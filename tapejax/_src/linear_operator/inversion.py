@@ -1,0 +1,76 @@
+"""``LinearOperatorInversion``: ``A^-1`` of an operator, products being its solves."""
+
+from __future__ import annotations
+
+from . import _composite, _util
+from ._wrapper import OperatorWrapper
+
+__all__ = ["LinearOperatorInversion"]
+
+
+@_composite.make_composite_tensor
+class LinearOperatorInversion(OperatorWrapper):
+    """The inverse ``A^-1`` of a square operator (``tf.linalg.LinearOperatorInversion``).
+
+    ``matmul`` calls ``operator.solve`` and ``solve`` calls ``operator.matmul``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> a = tf.linalg.LinearOperatorDiag([2.0, 4.0])
+        >>> tf.linalg.LinearOperatorInversion(a).matvec([1.0, 1.0]).numpy()
+        array([0.5 , 0.25], dtype=float32)
+    """
+
+    _relation = "inverse"
+    _name_suffix = "_inv"
+
+    def __init__(
+        self,
+        operator,
+        is_non_singular=None,
+        is_self_adjoint=None,
+        is_positive_definite=None,
+        is_square=None,
+        name=None,
+    ):
+        parameters = _util.arguments(locals())
+        if operator.is_non_singular is False or is_non_singular is False:
+            raise ValueError(
+                "Argument `is_non_singular` or argument `operator` must have supplied hint "
+                "`is_non_singular` equal to `True` or `None`. Found `operator.is_non_singular`: "
+                f"{operator.is_non_singular}, `is_non_singular`: {is_non_singular}."
+            )
+        if operator.is_square is False or is_square is False:
+            raise ValueError(
+                "Argument `is_square` or argument `operator` must have supplied hint "
+                "`is_square` equal to `True` or `None`. Found `operator.is_square`: "
+                f"{operator.is_square}, `is_square`: {is_square}."
+            )
+        super().__init__(operator, parameters, name, _util.hints_in(locals()))
+
+    def _linop_inverse(self):
+        return self.operator
+
+    def _linop_solve(self, left_operator, right_operator):
+        return left_operator.operator.matmul(right_operator)
+
+    def _shape(self):
+        return self.operator.shape
+
+    def _shape_tensor(self):
+        return self.operator.shape_tensor()
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        return self.operator.solve(x, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _determinant(self):
+        return 1.0 / self.operator.determinant()
+
+    def _log_abs_determinant(self):
+        return -1.0 * self.operator.log_abs_determinant()
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        return self.operator.matmul(rhs, adjoint=adjoint, adjoint_arg=adjoint_arg)
+
+    def _eigvals(self):
+        return 1.0 / self.operator.eigvals()
