@@ -32,6 +32,11 @@ from tapejax._src.ops.conv_transpose_ops import (
     conv3d_transpose,
     conv_transpose,
 )
+from tapejax._src.ops.ctc_decoder_ops import ctc_beam_search_decoder, ctc_greedy_decoder
+from tapejax._src.ops.embedding_sparse_ops import (
+    embedding_lookup_sparse,
+    safe_embedding_lookup_sparse,
+)
 from tapejax._src.ops.layer_ops import bias_add, embedding_lookup
 from tapejax._src.ops.loss_ops import (
     compute_average_loss,
@@ -89,12 +94,15 @@ __all__ = [
     "conv_transpose",
     "convolution",
     "crelu",
+    "ctc_beam_search_decoder",
+    "ctc_greedy_decoder",
     "ctc_loss",
     "depth_to_space",
     "depthwise_conv2d",
     "dropout",
     "elu",
     "embedding_lookup",
+    "embedding_lookup_sparse",
     "gelu",
     "in_top_k",
     "l2_loss",
@@ -113,6 +121,7 @@ __all__ = [
     "pool",
     "relu",
     "relu6",
+    "safe_embedding_lookup_sparse",
     "scale_regularization_loss",
     "selu",
     "separable_conv2d",

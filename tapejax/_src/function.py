@@ -27,6 +27,7 @@ import numpy as np
 
 from . import binding, dispatch, execution, nest, recorder
 from .binding import VariableWatcher
+from .composite import CompositeTensor
 from .conversion import convert_to_tensor
 from .dispatch import Op
 from .tensor import Tensor, wrap
@@ -139,6 +140,10 @@ def _leaf_key(x):
 
 
 def _tree_key(tree):
+    if isinstance(tree, CompositeTensor):
+        # Its components are leaves of their own; what else a trace reads of it (a
+        # SparseTensor's static dense shape) is part of the key.
+        return (type(tree).__name__, tree._static_key())
     if isinstance(tree, (list, tuple)):
         return (type(tree).__name__, tuple(_tree_key(x) for x in tree))
     if isinstance(tree, dict):
@@ -178,7 +183,7 @@ class _Concrete:
                     new_flat = list(flat)
                     for p, value in zip(tensor_pos, arg_values):
                         new_flat[p] = wrap(value)
-                    a, k = nest.pack_sequence_as((args, kwargs), new_flat)
+                    a, k = nest.pack_sequence_as((args, kwargs), new_flat, expand_composites=True)
                     function._tracing_count += 1
                     checks = execution.runtime_checks()
                     result = function._python_function(*a, **k)
@@ -193,7 +198,7 @@ class _Concrete:
             if unbound:
                 raise _Retrace(unbound)
             outs, kinds = [], []
-            for leaf in nest.flatten(result):
+            for leaf in nest.flatten(result, expand_composites=True):
                 if type(leaf) is Tensor or _is_var(leaf):
                     outs.append(leaf._value)
                     kinds.append(None)
@@ -205,7 +210,7 @@ class _Concrete:
             self.out_tree = (
                 _SINGLE
                 if type(result) is Tensor or _is_var(result)
-                else (nest.map_structure(lambda _: None, result))
+                else (nest.map_structure(lambda _: None, result, expand_composites=True))
             )
             self.out_kinds = kinds
             return outs, new_values
@@ -268,7 +273,7 @@ class Function:
                     execution.raise_failed_check()
                 return wrap(outs[0])
             return self._run(args, kwargs, list(args), concrete, key)
-        flat = nest.flatten((args, kwargs))
+        flat = nest.flatten((args, kwargs), expand_composites=True)
         return self._run(args, kwargs, flat)
 
     def _first_call(self, args, kwargs):
@@ -324,7 +329,7 @@ class Function:
             return outs[0]
         it = iter(outs)
         leaves = [next(it) if kind is None else kind[1] for kind in concrete.out_kinds]
-        return nest.pack_sequence_as(concrete.out_tree, leaves)
+        return nest.pack_sequence_as(concrete.out_tree, leaves, expand_composites=True)
 
     def _execute(self, concrete, arg_tensors):
         variables = concrete.variables
@@ -349,7 +354,7 @@ class Function:
         """Traces for these arguments (if not yet) and returns that signature's function."""
         if not self._first_call_done:
             self._first_call(args, kwargs)
-        flat = nest.flatten((args, kwargs))
+        flat = nest.flatten((args, kwargs), expand_composites=True)
         return ConcreteFunction(self, self._concrete(args, kwargs, flat), flat)
 
     def experimental_get_compiler_ir(self, *args, **kwargs):
@@ -409,8 +414,13 @@ def _check_signature(signature, args, name):
             f"{len(flat_args)}"
         )
     for spec, arg in zip(flat_sig, flat_args):
-        t = arg if type(arg) is Tensor else convert_to_tensor(arg, dtype=spec.dtype)
-        if not spec.is_compatible_with(t):
+        if isinstance(arg, CompositeTensor):  # a SparseTensor needs a SparseTensorSpec
+            t = arg
+            ok = getattr(spec, "value_type", None) is type(arg) and spec.is_compatible_with(arg)
+        else:
+            t = arg if type(arg) is Tensor else convert_to_tensor(arg, dtype=spec.dtype)
+            ok = spec.is_compatible_with(t)
+        if not ok:
             raise TypeError(
                 f"Binding inputs to tf.function failed due to `Can not cast {t!r} to {spec}`."
             )

@@ -1,0 +1,70 @@
+"""``CompositeTensor``: the base of values made of several Tensors (``SparseTensor``,
+``IndexedSlices``), and what the rest of tapejax needs to know about them.
+
+A composite is a fixed tuple of component Tensors plus static facts (a dense shape known
+while tracing). ``nest`` expands composites into their components where TF's
+``expand_composites=True`` does (``tapejax.function``'s arguments and results), and JAX
+sees them as pytrees of the same components. This module must not import any op.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CompositeTensor", "is_composite", "gradient_leaves"]
+
+
+class CompositeTensor:
+    """A value made of component Tensors and static facts about them.
+
+    Subclasses define ``_components`` (the component Tensors, in TF's order),
+    ``_with_components`` (the same static facts around other components, without
+    validation: the components may be tracers or placeholders while a structure is
+    rebuilt) and ``_static_key`` (what a compiled program depends on besides the
+    components' shapes and dtypes).
+    """
+
+    __slots__ = ()
+
+    def _components(self) -> tuple:
+        raise NotImplementedError(f"{type(self).__name__}._components")
+
+    def _with_components(self, components: tuple) -> CompositeTensor:
+        raise NotImplementedError(f"{type(self).__name__}._with_components")
+
+    def _static_key(self):
+        return ()
+
+    def _with_values(self, values) -> CompositeTensor:
+        """The same composite around other ``values`` (``tf.cast`` of a composite)."""
+        raise NotImplementedError(f"{type(self).__name__}._with_values")
+
+    def _gradient_components(self):
+        """The Tensors a gradient is taken of when this is a target (TF's
+        ``__composite_gradient__``), or None where TF supports none."""
+        return None
+
+    def _to_dense(self, dtype):
+        """The Tensor ``convert_to_tensor`` gives (None: not convertible, TF's ValueError)."""
+        return None
+
+
+def is_composite(x) -> bool:
+    return isinstance(x, CompositeTensor)
+
+
+def gradient_leaves(flat: list) -> list:
+    """``flat`` with each composite replaced by its gradient components (TF's
+    ``get_flat_tensors_for_gradients``), with TF's ValueError where it has none."""
+    if not any(isinstance(x, CompositeTensor) for x in flat):
+        return flat
+    out = []
+    for x in flat:
+        if not isinstance(x, CompositeTensor):
+            out.append(x)
+            continue
+        components = x._gradient_components()
+        if components is None:
+            raise ValueError(
+                f"Type {type(x).__name__} is not supported as a gradient source or gradient target."
+            )
+        out.extend(components)
+    return out
