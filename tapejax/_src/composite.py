@@ -9,7 +9,7 @@ sees them as pytrees of the same components. This module must not import any op.
 
 from __future__ import annotations
 
-__all__ = ["CompositeTensor", "is_composite", "gradient_leaves"]
+__all__ = ["CompositeTensor", "is_composite"]
 
 
 class CompositeTensor:
@@ -38,8 +38,8 @@ class CompositeTensor:
         raise NotImplementedError(f"{type(self).__name__}._with_values")
 
     def _gradient_components(self):
-        """The Tensors a gradient is taken of when this is a target (TF's
-        ``__composite_gradient__``), or None where TF supports none."""
+        """The Tensors TF differentiates for this composite (its ``__composite_gradient__``),
+        or None where TF has none (a SparseTensor)."""
         return None
 
     def _to_dense(self, dtype):
@@ -49,22 +49,3 @@ class CompositeTensor:
 
 def is_composite(x) -> bool:
     return isinstance(x, CompositeTensor)
-
-
-def gradient_leaves(flat: list) -> list:
-    """``flat`` with each composite replaced by its gradient components (TF's
-    ``get_flat_tensors_for_gradients``), with TF's ValueError where it has none."""
-    if not any(isinstance(x, CompositeTensor) for x in flat):
-        return flat
-    out = []
-    for x in flat:
-        if not isinstance(x, CompositeTensor):
-            out.append(x)
-            continue
-        components = x._gradient_components()
-        if components is None:
-            raise ValueError(
-                f"Type {type(x).__name__} is not supported as a gradient source or gradient target."
-            )
-        out.extend(components)
-    return out

@@ -27,6 +27,7 @@ __all__ = [
     "SparseTensorValue",
     "convert_to_sparse_tensor",
     "static_value",
+    "host_value",
 ]
 
 SparseTensorValue = collections.namedtuple(
@@ -42,6 +43,17 @@ def static_value(t: Tensor):
     if isinstance(v, jax.core.Tracer):
         return None
     return np.asarray(v)
+
+
+def host_value(x):
+    """``x`` as a NumPy array when its value is known now: Python and NumPy data always
+    (even inside a traced program, where converting them would make them tracers),
+    Tensors and Variables unless traced. Else None."""
+    if isinstance(x, Tensor):
+        return static_value(x)
+    if getattr(x, "_is_variable", False):
+        return static_value(x._dense_read())
+    return np.asarray(x)
 
 
 def int64_tensor(value, name: str) -> Tensor:
@@ -95,7 +107,10 @@ class SparseTensor(CompositeTensor):
        64-bit policy of ``docs/compat.md``).
     """
 
-    __slots__ = ("_indices", "_values", "_dense_shape", "_shape", "__weakref__")
+    # ``_host_indices``: the indices as NumPy when known without running anything (built
+    # from Python or NumPy data, or by an op that computed them on the host), so that ops
+    # needing concrete indices work on them inside a traced program too.
+    __slots__ = ("_indices", "_values", "_dense_shape", "_shape", "_host_indices", "__weakref__")
 
     @classmethod
     def from_value(cls, sparse_tensor_value):
@@ -111,11 +126,17 @@ class SparseTensor(CompositeTensor):
         )
 
     def __init__(self, indices, values, dense_shape):
+        host_indices = _host_data(indices)
+        host_shape = _host_data(dense_shape)
         indices = int64_tensor(indices, "indices")
         values = values if isinstance(values, Tensor) else convert_to_tensor(values)
         dense_shape = int64_tensor(dense_shape, "dense_shape")
         self._indices, self._values, self._dense_shape = indices, values, dense_shape
-        self._shape = shape_from_dense_shape(dense_shape)
+        self._host_indices = None if host_indices is None else host_indices.astype(np.int64)
+        if host_shape is not None and host_shape.ndim == 1:
+            self._shape = TensorShape([None if d < 0 else int(d) for d in host_shape])
+        else:
+            self._shape = shape_from_dense_shape(dense_shape)
         ishape = TensorShape(indices._v.shape).with_rank(2)
         vshape = TensorShape(values._v.shape).with_rank(1)
         TensorShape(dense_shape._v.shape).with_rank(1)
@@ -125,12 +146,12 @@ class SparseTensor(CompositeTensor):
             raise ValueError(_dims_text(ishape[1], dense_shape._v.shape[0]))
 
     @classmethod
-    def _from_parts(cls, indices, values, dense_shape, shape):
+    def _from_parts(cls, indices, values, dense_shape, shape, host_indices=None):
         """A SparseTensor from components and a static shape, unchecked: for ops, which
         know their outputs are well formed, and for rebuilding a traced structure."""
         st = object.__new__(cls)
         st._indices, st._values, st._dense_shape = indices, values, dense_shape
-        st._shape = shape
+        st._shape, st._host_indices = shape, host_indices
         return st
 
     # -- TF's properties --------------------------------------------------------------
@@ -171,7 +192,12 @@ class SparseTensor(CompositeTensor):
 
     def with_values(self, new_values) -> SparseTensor:
         """A SparseTensor with the same indices and dense shape and ``new_values``."""
-        return SparseTensor(self._indices, new_values, self._dense_shape)
+        values = new_values if isinstance(new_values, Tensor) else convert_to_tensor(new_values)
+        TensorShape(values._v.shape).with_rank(1)
+        n, m = self._indices._v.shape[0], values._v.shape[0]
+        if n != m:
+            raise ValueError(_dims_text(n, m))
+        return self._with_values(values)
 
     def consumers(self) -> list:
         return []
@@ -206,10 +232,23 @@ class SparseTensor(CompositeTensor):
         return SparseTensor._from_parts(*components, self._shape)
 
     def _with_values(self, values) -> SparseTensor:
-        return SparseTensor._from_parts(self._indices, values, self._dense_shape, self._shape)
+        return SparseTensor._from_parts(
+            self._indices, values, self._dense_shape, self._shape, self._host_indices
+        )
 
     def _static_key(self):
         return tuple(self._shape.as_list()) if self._shape.rank is not None else None
+
+
+def _host_data(x):
+    """Python or NumPy data as a NumPy array (None for Tensors, Variables and other
+    array types, whose values are read through their Tensor)."""
+    if isinstance(x, (list, tuple, np.ndarray, int, np.integer)):
+        try:
+            return np.asarray(x)
+        except ValueError:
+            return None
+    return None
 
 
 def _flatten_sparse(st):

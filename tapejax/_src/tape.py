@@ -16,7 +16,7 @@ import math
 import jax.numpy as jnp
 
 from . import lazy, nest, recorder
-from .composite import CompositeTensor, gradient_leaves
+from .composite import CompositeTensor
 from .conversion import convert_to_tensor
 from .lowering import DIFF_DTYPES
 from .tape_derivatives import (
@@ -171,13 +171,17 @@ def _check_target_or_source(x, attr: str):
     raise AttributeError(f"'{name}' object has no attribute '{attr}'")
 
 
-def _check_composite_sources(flat_sources) -> None:
-    """TF's errors for composite sources: a SparseTensor has no gradient components
-    (ValueError); an IndexedSlices gets as far as TF's tape, which fails on it."""
-    for s in flat_sources:
-        if isinstance(s, CompositeTensor):
-            gradient_leaves([s])
-            raise AttributeError(f"'{type(s).__name__}' object has no attribute '_id'")
+def _check_composites(flat) -> None:
+    """TF's errors for composite targets and sources: a SparseTensor has no gradient
+    components (ValueError); an IndexedSlices gets as far as TF's tape, which fails on it."""
+    for x in flat:
+        if isinstance(x, CompositeTensor):
+            name = type(x).__name__
+            if x._gradient_components() is None:
+                raise ValueError(
+                    f"Type {name} is not supported as a gradient source or gradient target."
+                )
+            raise AttributeError(f"'{name}' object has no attribute '_id'")
 
 
 class GradientTape:
@@ -340,11 +344,12 @@ class GradientTape:
                 "Argument `target` should be a list or nested structure of Tensors, Variables "
                 "or CompositeTensors to be differentiated, but received None."
             )
-        flat_targets = gradient_leaves(nest.flatten(target))
+        flat_targets = nest.flatten(target)
+        _check_composites(flat_targets)
         for t in flat_targets:
             _check_target_or_source(t, "dtype")
         flat_sources = nest.flatten(sources)
-        _check_composite_sources(flat_sources)
+        _check_composites(flat_sources)
         for s in flat_sources:
             _check_target_or_source(s, "_id")
         flat_out_grads = None

@@ -13,9 +13,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..errors import InvalidArgumentError
-from ..sparse_tensor import SparseTensor, static_value
+from ..sparse_tensor import SparseTensor, host_value, static_value
 from ..tensor import Tensor, wrap
-from ._sparse_common import iae, validate_indices
+from ._sparse_common import iae, known_indices, validate_indices
 
 __all__ = ["dense_ctc_labels"]
 
@@ -87,8 +87,8 @@ def dense_ctc_labels(
     shifted = jnp.where(values._value < blank, values._value, values._value - 1)
     idx = labels.indices._value
     width = labels.shape[1] if labels.shape.rank == 2 and labels.shape[1] is not None else None
-    host_idx, host_values = static_value(labels.indices), static_value(wrap(shifted))
-    host_lengths = static_value(logit_length)
+    host_idx, host_values = known_indices(labels), static_value(wrap(shifted))
+    host_lengths = host_value(logit_length)
     if host_idx is not None and host_values is not None and host_lengths is not None:
         counts = _check_host(
             host_idx.astype(np.int64), host_values, host_lengths, batch, max_time, classes

@@ -19,7 +19,7 @@ import numpy as np
 from ..conversion import canonical_np_dtype
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
-from ..sparse_tensor import SparseTensor, convert_to_sparse_tensor, static_value
+from ..sparse_tensor import SparseTensor, convert_to_sparse_tensor, host_value, static_value
 from ..tensor import Tensor, wrap
 from ..tensor_shape import TensorShape
 
@@ -27,6 +27,7 @@ __all__ = [
     "iae",
     "sparse_arg",
     "host_indices",
+    "known_indices",
     "static_dims",
     "int64_tensor_of",
     "new_sparse",
@@ -55,14 +56,26 @@ def needs_concrete(what: str) -> NotImplementedError:
 
 def host_indices(sp: SparseTensor, what: str) -> np.ndarray:
     """The indices as an int64 NumPy array; NotImplementedError when they are traced."""
+    if sp._host_indices is not None:
+        return sp._host_indices
     value = static_value(sp.indices)
     if value is None:
         raise needs_concrete(what)
     return value.astype(np.int64)
 
 
-def host_array(t: Tensor, what: str) -> np.ndarray:
-    value = static_value(t)
+def known_indices(sp: SparseTensor) -> np.ndarray | None:
+    """The indices as NumPy when known without a trace's values, else None."""
+    if sp._host_indices is not None:
+        return sp._host_indices
+    value = static_value(sp.indices)
+    return None if value is None else value.astype(np.int64)
+
+
+def host_array(x, what: str) -> np.ndarray:
+    """``x`` (Python or NumPy data, a Tensor or a Variable) as NumPy; NotImplementedError
+    when it is traced."""
+    value = host_value(x)
     if value is None:
         raise needs_concrete(what)
     return value
@@ -93,12 +106,12 @@ def new_sparse(indices, values: Tensor, dims) -> SparseTensor:
     """A SparseTensor result: ``indices`` (host or traced ints, ``[N, rank]``), ``values``
     and the static dense shape ``dims``."""
     dims = tuple(int(d) for d in dims)
+    host = None
     if isinstance(indices, np.ndarray):
-        indices = indices.reshape(-1, len(dims))
+        host = indices = indices.reshape(-1, len(dims)).astype(np.int64)
     idx = indices if isinstance(indices, Tensor) else int64_tensor_of(indices)
-    return SparseTensor._from_parts(
-        idx, values, int64_tensor_of(np.asarray(dims)), TensorShape(dims)
-    )
+    shape = int64_tensor_of(np.asarray(dims))
+    return SparseTensor._from_parts(idx, values, shape, TensorShape(dims), host)
 
 
 def row_major_order(indices: np.ndarray) -> np.ndarray:

@@ -47,13 +47,13 @@ def _decoder_inputs(inputs, sequence_length, op_name: str):
             f"{lengths._v.shape[0]} batch_size: {batch} [Op:{op_name}]",
         )
     what = f"tapejax.nn.{'ctc_greedy_decoder' if op_name == 'CTCGreedyDecoder' else 'ctc_beam_search_decoder'}"
-    host_lengths = host_array(lengths, what)
+    host_lengths = host_array(sequence_length, what)
     for b, n in enumerate(host_lengths):
         if not n <= max_time:
             raise FailedPreconditionError(
                 None, None, f"sequence_length({b}) <= {max_time} [Op:{op_name}]"
             )
-    return host_array(x, what), host_lengths
+    return host_array(inputs, what).astype(x._v.dtype), host_lengths
 
 
 def _sparse_paths(paths: list, batch: int):

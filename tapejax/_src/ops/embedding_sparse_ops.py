@@ -19,6 +19,7 @@ from ..sparse_tensor import SparseTensor
 from ..tensor import Tensor
 from ..tensor_shape import TensorShape
 from ._helpers import to_tensor
+from ._sparse_common import known_indices
 from .array_ops import reshape
 from .creation_ops import zeros_like
 from .division_ops import divide_no_nan
@@ -84,7 +85,8 @@ def embedding_lookup_sparse(
             (sp_ids.dense_shape, sp_weights.dense_shape),
         ):
             _check_compatible(a, b)
-    segment_ids = convert_to_tensor(sp_ids.indices._value[:, 0])
+    host = known_indices(sp_ids)
+    segment_ids = host[:, 0] if host is not None else convert_to_tensor(sp_ids.indices._value[:, 0])
     return _combine(
         params, segment_ids, sp_weights, sp_ids.values, combiner, max_norm, allow_fast_lookup
     )

@@ -394,6 +394,6 @@ def _ctc_loss_sparse(labels, logits, logit_length, time_major, blank_index):
             f"batch_size: {batch} [Op:CTCLoss]",
         )
     blank = int(blank_index) + classes if int(blank_index) < 0 else int(blank_index)
-    dense, lengths = dense_ctc_labels(labels, batch, max_time, classes, blank, lg_len)
+    dense, lengths = dense_ctc_labels(labels, batch, max_time, classes, blank, logit_length)
     static = (("time_major", bool(time_major)), ("blank", blank))
     return apply(_ctc_op, (lg, dense, lengths, lg_len), static)

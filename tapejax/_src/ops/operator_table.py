@@ -37,7 +37,7 @@ from .math_ops import (
     subtract,
     truediv,
 )
-from .sparse_math_ops import sparse_dense_mul, sparse_dense_truediv
+from .sparse_math_ops import dense_sparse_mul, sparse_dense_mul, sparse_dense_truediv
 
 # -- Tensor and Variable operators ----------------------------------------------------------
 
@@ -111,7 +111,7 @@ def _rmatmul(self, other):
 def _mul(self, other):
     # TF's ``_mul_dispatch``: ``dense * sparse`` is a SparseTensor (SparseDenseCwiseMul).
     if type(other) is SparseTensor:
-        return sparse_dense_mul(other, to_tensor(self))
+        return dense_sparse_mul(to_tensor(self), other)
     return multiply(self, other)
 
 

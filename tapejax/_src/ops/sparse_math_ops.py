@@ -18,13 +18,13 @@ import numpy as np
 from .. import dtypes
 from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
-from ..sparse_tensor import SparseTensor, SparseTensorValue, static_value
+from ..sparse_tensor import SparseTensor, SparseTensorValue, host_value, static_value
 from ..tensor import Tensor
 from ._helpers import dtype_mismatch, require, to_tensor
 from ._sparse_common import (
     host_indices,
     iae,
-    is_traced,
+    known_indices,
     new_sparse,
     positions_tensor,
     shape_text,
@@ -39,6 +39,7 @@ __all__ = [
     "maximum",
     "minimum",
     "sparse_dense_mul",
+    "dense_sparse_mul",
     "sparse_dense_truediv",
 ]
 
@@ -102,7 +103,9 @@ _sparse_add_op = Op("SparseAdd", _sparse_add_fn)
 
 def _dense_add_fn(indices, values, dense):
     where = tuple(indices[:, d] for d in range(dense.ndim))
-    return dense.at[where].add(values, mode="drop") if dense.ndim else dense + jnp.sum(values)
+    if not dense.ndim:
+        return dense + jnp.sum(values, dtype=values.dtype)
+    return dense.at[where].add(values, mode="drop")
 
 
 _dense_add_op = Op("SparseTensorDenseAdd", _dense_add_fn)
@@ -159,8 +162,8 @@ def _sparse_dense_add(sp: SparseTensor, dense) -> Tensor:
                 f"vs dense side {y}",
                 op_name,
             )
-    if not is_traced(sp.indices):
-        host = host_indices(sp, "add")
+    host = known_indices(sp)
+    if host is not None:
         for i, row in enumerate(host):
             for dim, v in enumerate(row):
                 if not 0 <= v < dims[dim]:
@@ -187,7 +190,7 @@ def _sparse_sparse_add(a: SparseTensor, b: SparseTensor, threshold) -> SparseTen
     indices, a_pos, b_pos = _merge(
         host_indices(a, "tapejax.sparse.add"), host_indices(b, "tapejax.sparse.add")
     )
-    keep = _kept_sums(a.values, b.values, a_pos, b_pos, thresh)
+    keep = _kept_sums(a.values, b.values, a_pos, b_pos, host_value(threshold), thresh)
     slot = np.cumsum(keep) - 1
     size = int(keep.sum())
     a_slot = np.full(a.values._v.shape[0], size, np.int64)
@@ -203,14 +206,15 @@ def _sparse_sparse_add(a: SparseTensor, b: SparseTensor, threshold) -> SparseTen
     return new_sparse(indices[keep], values, a_dims)
 
 
-def _kept_sums(a_values, b_values, a_pos, b_pos, thresh: Tensor) -> np.ndarray:
+def _kept_sums(a_values, b_values, a_pos, b_pos, t, thresh: Tensor) -> np.ndarray:
     """TF's rule: a sum of two entries is kept when ``threshold <= |sum|``; entries of one
     side are always kept."""
     both = (a_pos >= 0) & (b_pos >= 0)
     keep = np.ones(a_pos.shape[0], bool)
     if not both.any():
         return keep
-    a_host, b_host, t = static_value(a_values), static_value(b_values), static_value(thresh)
+    a_host, b_host = static_value(a_values), static_value(b_values)
+    t = None if t is None else np.asarray(t, thresh._v.dtype)
     if a_host is None or b_host is None or t is None:
         if t is not None and float(t) == 0:
             return keep
@@ -279,8 +283,9 @@ def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
             f"{dims[1]}).  Dimensions of B: {shape_text(d._v.shape)}",
             op_name,
         )
-    if not is_traced(sp.indices):
-        _check_spmm_bounds(host_indices(sp, "matmul"), adjoint_a, inner_left, outer)
+    host = known_indices(sp)
+    if host is not None:
+        _check_spmm_bounds(host, adjoint_a, inner_left, outer)
     static = (("shape", dims), ("adjoint_a", bool(adjoint_a)), ("adjoint_b", bool(adjoint_b)))
     return apply(_spmm_op, (sp.indices, values, d), static)
 
@@ -406,28 +411,33 @@ def _sparse_dense_cwise(sp: SparseTensor, dense: Tensor, divide: bool) -> Sparse
     values = apply(
         _CWISE_OPS[divide], (sp.indices, sp.values, dense), (("shape", dims), ("divide", divide))
     )
-    return SparseTensor._from_parts(sp.indices, values, sp.dense_shape, sp.shape)
+    return sp._with_values(values)
+
+
+def _operand(sp: SparseTensor, y) -> Tensor:
+    """TF's ``binary_op_wrapper_sparse``: ``y`` converted to the values' dtype, as "y"."""
+    try:
+        return convert_to_tensor(y, dtype=sp.dtype)
+    except ValueError as e:
+        if str(e).startswith("Tensor conversion requested"):
+            raise ValueError(f"y: {e}") from None
+        raise
 
 
 def sparse_dense_mul(sp: SparseTensor, y) -> SparseTensor:
-    """``sp * y`` and ``y * sp`` for a dense ``y`` broadcast to ``sp``'s shape (TF's
+    """``sp * y`` for a dense ``y`` broadcast to ``sp``'s shape (TF's
     ``SparseDenseCwiseMul``)."""
-    if isinstance(y, SparseTensor):
-        return NotImplemented
-    d = y if isinstance(y, Tensor) else convert_to_tensor(y, dtype=sp.dtype)
-    return _sparse_dense_cwise(sp, d, divide=False)
+    return _sparse_dense_cwise(sp, _operand(sp, y), divide=False)
+
+
+def dense_sparse_mul(x: Tensor, sp: SparseTensor) -> SparseTensor:
+    """``x * sp`` for a dense Tensor ``x`` (TF's ``_mul_dispatch``)."""
+    return _sparse_dense_cwise(sp, x, divide=False)
 
 
 def sparse_dense_truediv(sp: SparseTensor, y) -> SparseTensor:
     """``sp / y`` (TF's ``_sparse_dense_truediv``): integers are divided as floats."""
-    if isinstance(y, SparseTensor):
-        return NotImplemented
-    values = sp.values
-    d = y if isinstance(y, Tensor) else convert_to_tensor(y, dtype=sp.dtype)
-    if values.dtype != d.dtype:
-        raise TypeError(
-            f"`x` and `y` must have the same dtype, got {values.dtype!r} != {d.dtype!r}."
-        )
+    values, d = sp.values, _operand(sp, y)
     if values._v.dtype.kind in "iu":
         from .math_ops import cast
 
@@ -435,5 +445,5 @@ def sparse_dense_truediv(sp: SparseTensor, y) -> SparseTensor:
         values, d = cast(values, target), cast(d, target)
     elif values._v.dtype.kind == "b":
         raise TypeError(f"Invalid dtype {values.dtype!r} in __truediv__.")
-    cast_sp = SparseTensor._from_parts(sp.indices, values, sp.dense_shape, sp.shape)
+    cast_sp = sp._with_values(values)
     return _sparse_dense_cwise(cast_sp, d, divide=True)

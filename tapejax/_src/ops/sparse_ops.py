@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes
 from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
-from ..sparse_tensor import SparseTensor
+from ..sparse_tensor import SparseTensor, static_value
 from ..tensor import Tensor, wrap
 from ..tensor_shape import TensorShape
 from ._helpers import to_tensor
@@ -25,7 +25,7 @@ from ._sparse_common import (
     host_indices,
     iae,
     int64_tensor_of,
-    is_traced,
+    known_indices,
     new_sparse,
     row_major_order,
     shape_text,
@@ -76,7 +76,7 @@ def from_dense(tensor, name=None):
     x = to_tensor(tensor)
     if x._v.ndim == 0:
         raise iae("WhereOp : Unhandled input dimensions: 0", "Where")
-    mask = host_array(x, "tapejax.sparse.from_dense") != 0
+    mask = host_array(tensor, "tapejax.sparse.from_dense") != 0
     indices = np.argwhere(mask)
     values = apply(_gather_nd_op, (x, wrap(jnp.asarray(indices.astype(np.int32)))))
     return new_sparse(indices, values, x._v.shape)
@@ -135,8 +135,8 @@ def to_dense(sp_input, default_value=None, validate_indices=True, name=None):
     if default._v.ndim:
         raise iae("default_value should be a scalar.", "SparseToDense")
     indices = sp.indices
-    if not is_traced(indices):
-        host = host_indices(sp, "to_dense")
+    host = known_indices(sp)
+    if host is not None:
         if validate_indices:
             validate_indices_(host, dims, "SparseToDense")
         else:
@@ -177,8 +177,10 @@ def to_indicator(sp_input, vocab_size, name=None):
     out_dims = dims[:-1] + (vocab,)
     ids = sp.values._value.astype(sp.indices._v.dtype)  # TF casts the ids to int64
     idx = jnp.concatenate([sp.indices._value[:, :-1], ids[:, None]], 1)
-    if not is_traced(sp.indices) and not is_traced(sp.values):
-        _check_bounds(np.asarray(idx, np.int64), out_dims, "SparseToDense")
+    host, ids_host = known_indices(sp), static_value(sp.values)
+    if host is not None and ids_host is not None:
+        full = np.concatenate([host[:, :-1], ids_host.astype(np.int64)[:, None]], 1)
+        _check_bounds(full, out_dims, "SparseToDense")
     ones = wrap(jnp.ones(idx.shape[0], bool))
     return apply(_to_dense_op, (wrap(idx), ones, wrap(jnp.zeros((), bool))), (("shape", out_dims),))
 
@@ -192,7 +194,7 @@ def _dimension_arg(value, name: str) -> int:
         return int(value)
     if not isinstance(value, Tensor) and not getattr(value, "_is_variable", False):
         raise TypeError(f"{name} must be an integer value")
-    return int(host_array(to_tensor(value), name))
+    return int(host_array(value, name))
 
 
 def eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
@@ -220,18 +222,13 @@ def eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
 
 def _reordered(sp: SparseTensor, dims) -> SparseTensor:
     """``sp`` with its indices sorted in row-major order (stably), as SparseReorder."""
-    if is_traced(sp.indices):
+    host = known_indices(sp)
+    if host is None:
         perm = traced_row_major_order(sp.indices._value)
-        indices = wrap(sp.indices._value[perm])
-        perm = wrap(perm.astype(jnp.int32))
-    else:
-        host = host_indices(sp, "reorder")
-        perm = row_major_order(host)
-        indices = int64_tensor_of(host[perm])
-    values = take_values("SparseReorder", sp.values, perm)
-    return SparseTensor._from_parts(
-        indices, values, int64_tensor_of(np.asarray(dims)), TensorShape(dims)
-    )
+        values = take_values("SparseReorder", sp.values, wrap(perm.astype(jnp.int32)))
+        return new_sparse(wrap(sp.indices._value[perm]), values, dims)
+    perm = row_major_order(host)
+    return new_sparse(host[perm], take_values("SparseReorder", sp.values, perm), dims)
 
 
 def reorder(sp_input, name=None):
@@ -249,8 +246,7 @@ def reorder(sp_input, name=None):
 
 def _target_shape(shape, in_dims) -> tuple:
     """TF's SparseReshape resolution of ``shape`` (one -1 allowed) against ``in_dims``."""
-    target = to_tensor(shape)
-    value = host_array(target, "the shape of tapejax.sparse.reshape")
+    value = host_array(shape, "the shape of tapejax.sparse.reshape")
     if value.ndim != 1:
         raise iae(
             f"Target shape should be a vector but received shape {shape_text(value.shape)}",
@@ -319,10 +315,11 @@ def reshape(sp_input, shape, name=None):
     sp = sparse_arg(sp_input)
     in_dims = static_dims(sp, "tapejax.sparse.reshape")
     out_dims = _target_shape(shape, in_dims)
-    if is_traced(sp.indices):
+    host = known_indices(sp)
+    if host is None:
         indices = wrap(_reshape_indices(sp.indices._value, in_dims, out_dims))
     else:
-        indices = _reshape_indices(host_indices(sp, "reshape"), in_dims, out_dims)
+        indices = _reshape_indices(host, in_dims, out_dims)
     return new_sparse(indices, sp.values, out_dims)
 
 
@@ -344,17 +341,18 @@ def transpose(sp_input, perm=None, name=None):
     for i, axis in enumerate(p):
         if not 0 <= axis < rank:
             raise iae(f"indices[{i}] = {axis} is not in [0, {rank})", "GatherV2")
-    new_dims = list(dims)
-    for i, axis in enumerate(p):
-        if i < rank:
-            new_dims[i] = dims[axis]
-    indices = sp.indices._value[:, np.asarray(p, np.int32)]
-    moved = SparseTensor(wrap(indices), sp.values, int64_tensor_of(np.asarray(new_dims)))
-    return _reordered(moved, tuple(new_dims))
+    if len(p) != rank:  # TF builds the transposed SparseTensor, which checks this
+        raise ValueError(f"Dimensions {len(p)} and {rank} are not compatible")
+    new_dims = tuple(dims[axis] for axis in p)
+    host = known_indices(sp)
+    indices = (
+        host[:, p] if host is not None else wrap(sp.indices._value[:, np.asarray(p, np.int32)])
+    )
+    return _reordered(new_sparse(indices, sp.values, new_dims), new_dims)
 
 
 def _perm_arg(perm) -> list:
-    value = np.asarray(host_array(to_tensor(perm), "perm") if isinstance(perm, Tensor) else perm)
+    value = np.asarray(host_array(perm, "perm"))
     return [int(v) for v in value.reshape(-1)]
 
 
@@ -382,10 +380,14 @@ def expand_dims(sp_input, axis=None, name=None):
         raise iae(f"Expected size[1] in [0, {rank}], but got {a}", "Slice")
     if a < 0:
         raise iae(f"Expected begin[1] in [0, {rank}], but got {a}", "Slice")
-    idx = sp.indices._value
-    zeros = jnp.zeros((idx.shape[0], 1), idx.dtype)
-    indices = jnp.concatenate([idx[:, :a], zeros, idx[:, a:]], 1)
-    return new_sparse(wrap(indices), sp.values, dims[:a] + (1,) + dims[a:])
+    host = known_indices(sp)
+    if host is not None:
+        indices = np.insert(host, a, 0, axis=1)
+    else:
+        idx = sp.indices._value
+        zeros = jnp.zeros((idx.shape[0], 1), idx.dtype)
+        indices = wrap(jnp.concatenate([idx[:, :a], zeros, idx[:, a:]], 1))
+    return new_sparse(indices, sp.values, dims[:a] + (1,) + dims[a:])
 
 
 # -- reset_shape, map_values -----------------------------------------------------------------
@@ -407,7 +409,7 @@ def reset_shape(sp_input, new_shape=None):
         rank = host.shape[1]
         dims = tuple(np.maximum(0, host.max(axis=0) + 1)) if host.shape[0] else (0,) * rank
         return new_sparse(sp.indices, sp.values, dims)
-    target = np.asarray(host_array(to_tensor(new_shape), "new_shape"))
+    target = np.asarray(host_array(new_shape, "new_shape"))
     TensorShape(target.shape).assert_has_rank(1)
     rank = sp.dense_shape._v.shape[0]
     if target.shape[0] != rank:
@@ -457,6 +459,4 @@ def map_values(op, *args, **kwargs):
     for other in found[1:]:
         assert_equal(first.dense_shape, other.dense_shape, message="Mismatched shapes!")
         assert_equal(first.indices, other.indices, message="Mismatched indices!")
-    return SparseTensor._from_parts(
-        first.indices, to_tensor(op(*inner_args, **inner_kwargs)), first.dense_shape, first.shape
-    )
+    return first._with_values(to_tensor(op(*inner_args, **inner_kwargs)))

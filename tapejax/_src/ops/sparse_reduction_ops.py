@@ -15,7 +15,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..dispatch import Op, apply
-from ..sparse_tensor import SparseTensor
 from ._helpers import TF_ALLOWED, axis_ints, require
 from ._sparse_common import (
     host_indices,
@@ -74,7 +73,10 @@ def _reduce_fn(indices, values, *, shape, axes, keepdims, kind):
     where = tuple(indices[:, d] for d in kept)
     if kind == "sum":
         out = jnp.zeros(out_shape, values.dtype)
-        out = out.at[where].add(values, mode="drop") if kept else out + jnp.sum(values)
+        if kept:
+            out = out.at[where].add(values, mode="drop")
+        else:
+            out = out + jnp.sum(values, dtype=values.dtype)
     else:
         lowest = (
             jnp.finfo(values.dtype).min if values.dtype.kind == "f" else jnp.iinfo(values.dtype).min
@@ -203,4 +205,4 @@ def softmax(sp_input, name=None):
     if len(dims) < 2:
         raise iae(f"Input should have rank >= 2, but received shape: {values_text(dims)}", op_name)
     values = apply(_softmax_op, (sp.indices, sp.values), (("shape", dims),))
-    return SparseTensor._from_parts(sp.indices, values, sp.dense_shape, sp.shape)
+    return sp._with_values(values)

@@ -12,9 +12,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..dispatch import Op, apply
+from ..sparse_tensor import host_value
 from ..tensor import Tensor
 from ._helpers import TF_ALLOWED, require, tf_type_name, to_tensor
-from ._sparse_common import host_array, iae, is_traced
+from ._sparse_common import host_array, iae
 
 __all__ = ["segment_sum", "segment_mean", "segment_sqrt_n", "sparse_segment"]
 
@@ -96,24 +97,22 @@ def sparse_segment(kind: str, data, indices, segment_ids, num_segments=None) -> 
         raise iae("segment_ids should be a vector.", op.name)
     if idx._v.shape[0] != ids._v.shape[0]:
         raise iae("segment_ids and indices should have same size.", op.name)
-    traced = is_traced(ids) or is_traced(idx)
+    host_ids, host_idx = host_value(segment_ids), host_value(indices)
+    traced = host_ids is None or host_idx is None
     if with_num:
-        rows = int(host_array(to_tensor(num_segments), "num_segments"))
+        rows = int(host_array(num_segments, "num_segments"))
     elif traced:
         raise NotImplementedError(
             f"tapejax.sparse.segment_{kind} of traced segment ids needs num_segments: its "
             "output has segment_ids[-1] + 1 rows otherwise, which depends on their values."
         )
     else:
-        host_ids = np.asarray(ids._value)
-        rows = int(host_ids[-1]) + 1 if host_ids.size else 0
+        rows = int(host_ids.reshape(-1)[-1]) + 1 if host_ids.size else 0
     if not traced:
-        host_ids = np.asarray(ids._value).astype(np.int64)
+        host_ids = host_ids.astype(np.int64)
         if with_num and host_ids.size and host_ids[-1] >= rows:
             raise iae("segment ids must be < num_segments", op.name)
-        _check_segments(
-            host_ids, np.asarray(idx._value).astype(np.int64), rows, x._v.shape[0], op.name
-        )
+        _check_segments(host_ids, host_idx.astype(np.int64), rows, x._v.shape[0], op.name)
     static = (("rows", rows), ("kind", kind))
     return apply(op, (x, idx, ids), static)
 

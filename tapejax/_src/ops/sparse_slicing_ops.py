@@ -25,7 +25,7 @@ from ._sparse_common import (
     host_indices,
     iae,
     int64_tensor_of,
-    is_traced,
+    known_indices,
     new_sparse,
     positions_tensor,
     row_major_order,
@@ -54,10 +54,11 @@ def retain(sp_input, to_retain):
     n, m = sp.values._v.shape[0], flags._v.shape[0]
     if n != m:
         raise ValueError(f"Dimensions {n} and {m} are not compatible")
-    keep = np.flatnonzero(host_array(flags, "tapejax.sparse.retain"))
+    keep = np.flatnonzero(host_array(to_retain, "tapejax.sparse.retain"))
     host = host_indices(sp, "tapejax.sparse.retain")
     values = take_values("GatherV2", sp.values, keep)
-    return SparseTensor._from_parts(int64_tensor_of(host[keep]), values, sp.dense_shape, sp.shape)
+    kept = host[keep]
+    return SparseTensor._from_parts(int64_tensor_of(kept), values, sp.dense_shape, sp.shape, kept)
 
 
 def slice(sp_input, start, size, name=None):  # noqa: A001 - TF's name
@@ -73,8 +74,9 @@ def slice(sp_input, start, size, name=None):  # noqa: A001 - TF's name
     """
     op_name = "SparseSlice"
     sp = sparse_arg(sp_input)
-    begin = host_array(int64_tensor(start, "start"), "start").astype(np.int64)
-    extent = host_array(int64_tensor(size, "size"), "size").astype(np.int64)
+    int64_tensor(start, "start"), int64_tensor(size, "size")  # TF's conversion errors
+    begin = host_array(start, "start").astype(np.int64)
+    extent = host_array(size, "size").astype(np.int64)
     dims = static_dims(sp, "tapejax.sparse.slice")
     rank = len(dims)
     for what, v in (("start", begin), ("size", extent)):
@@ -123,7 +125,7 @@ def split(sp_input=None, num_split=None, axis=None, name=None):
     sp = sparse_arg(sp_input)
     dims = static_dims(sp, "tapejax.sparse.split")
     rank = len(dims)
-    axis = int(host_array(to_tensor(axis), "axis")) if not isinstance(axis, int) else axis
+    axis = int(host_array(axis, "axis"))
     if not -rank <= axis < rank:
         raise iae(f"Input axis should be in range [{-rank}, {rank}), got {axis}", op_name)
     axis %= rank
@@ -221,13 +223,20 @@ def concat(axis, sp_inputs, expand_nonconcat_dims=False, name=None):
         idx = sp.indices._value
         shifted.append(idx.at[:, axis].add(int(off)) if idx.shape[0] else idx)
     indices = jnp.concatenate(shifted)
-    if any(is_traced(sp.indices) for sp in inputs):
-        perm = traced_row_major_order(indices).astype(jnp.int32)
-    else:
-        perm = jnp.asarray(row_major_order(np.asarray(indices)).astype(np.int32))
-    values = apply(_concat_values_op, tuple(sp.values for sp in inputs) + (wrap(perm),))
     out_dims = list(all_dims[0])
     out_dims[axis] = int(offsets[-1])
+    hosts = [known_indices(sp) for sp in inputs]
+    if all(h is not None for h in hosts):
+        joined = np.concatenate(
+            [h + np.eye(rank, dtype=np.int64)[axis] * off for h, off in zip(hosts, offsets)]
+        )
+        perm = row_major_order(joined)
+        values = apply(
+            _concat_values_op, tuple(sp.values for sp in inputs) + (positions_tensor(perm),)
+        )
+        return new_sparse(joined[perm], values, out_dims)
+    perm = traced_row_major_order(indices).astype(jnp.int32)
+    values = apply(_concat_values_op, tuple(sp.values for sp in inputs) + (wrap(perm),))
     return new_sparse(wrap(indices[perm]), values, out_dims)
 
 
@@ -299,10 +308,9 @@ def mask(a, mask_indices, name=None):
         >>> tf.sparse.mask(s, [2]).indices.numpy()
         array([0, 4], dtype=int32)
     """
-    indices = to_tensor(a.indices)
-    host = host_array(indices, "tapejax.sparse.mask")
-    drop = host_array(to_tensor(mask_indices), "tapejax.sparse.mask")
+    host = host_array(a.indices, "tapejax.sparse.mask")
+    drop = host_array(mask_indices, "tapejax.sparse.mask")
     keep = np.flatnonzero(~np.isin(host, drop))
     values = take_values("GatherV2", to_tensor(a.values), keep)
-    out_indices = wrap(jnp.asarray(host[keep]))
+    out_indices = convert_to_tensor(host[keep])
     return IndexedSlices(values, out_indices, a.dense_shape)
