@@ -369,6 +369,23 @@ def grad_of(fw, fn, value):
     return _grad(fw, fn, value)
 
 
+def check_tf_allowed(op_names) -> None:
+    """The op-def type lists a module adds to ``_helpers.TF_ALLOWED`` are TF's, verbatim."""
+    from tensorflow.python.framework import dtypes as tf_dtypes
+    from tensorflow.python.framework import op_def_registry
+
+    from tapejax._src.ops import _helpers
+
+    names = {"float32": "float", "float64": "double", "float16": "half"}
+    for op_name in op_names:
+        (attr,) = [a for a in op_def_registry.get(op_name).attr if a.name == "T"]
+        tf_list = ", ".join(
+            names.get(n, n)
+            for n in (tf_dtypes.as_dtype(t).name for t in attr.allowed_values.list.type)
+        )
+        assert _helpers.TF_ALLOWED[op_name] == tf_list, op_name
+
+
 # -- dtype acceptance: an op takes exactly the dtypes TF's op definition allows ------------
 
 # Exceptions by which TF (and tapejax, with TF's types) refuses a dtype.

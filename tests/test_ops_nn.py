@@ -29,6 +29,7 @@ from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.
     check_error,
     check_pure_gradients,
     check_tape_gradients,
+    check_tf_allowed,
     check_values,
     first_of_each_op,
     grad_cases,
@@ -79,6 +80,18 @@ def transpose(name, yshape, wshape, *args, **kwargs):
 CTC_LABELS = np.array([[1, 2, 2], [3, 1, 0], [4, 0, 0]], np.int32)
 # SparseTensor CTC labels: two, three and one labels (the last two repeat a label).
 CTC_SPARSE_IDX = np.array([[0, 0], [0, 1], [1, 0], [1, 1], [1, 2], [2, 0]])
+
+
+def ctc_sparse_labels_case(logits_shape, logit_length, kwargs, diff=()):
+    """A ``ctc_loss`` Case with SparseTensor labels (TF's CTCLoss kernel path)."""
+    labels = Sparse(CTC_SPARSE_IDX, np.array([1, 2, 3, 3, 1, 2], np.int32), (3, 3))
+    lengths = np.array(logit_length, np.int32)
+    return fixed_case(
+        "nn.ctc_loss",
+        lambda dt: ((labels, arr(dt, logits_shape), None, lengths), kwargs),
+        diff=diff,
+    )
+
 
 # SparseTensor embedding ids: rows 0 and 2 hold ids, row 1 and 3 none; with invalid ids
 # (negative) for the safe lookup.
@@ -198,31 +211,8 @@ CASES = [
         ),
         diff=(1,),
     ),
-    CTC_SPARSE := fixed_case(  # SparseTensor labels: TF's CTCLoss kernel
-        "nn.ctc_loss",
-        lambda dt: (
-            (
-                Sparse(CTC_SPARSE_IDX, np.array([1, 2, 3, 3, 1, 2], np.int32), (3, 3)),
-                arr(dt, (5, 3, 4)),
-                None,
-                np.array([5, 4, 5], np.int32),
-            ),
-            {"blank_index": 1},
-        ),
-        diff=(1,),
-    ),
-    fixed_case(
-        "nn.ctc_loss",
-        lambda dt: (
-            (
-                Sparse(CTC_SPARSE_IDX, np.array([1, 2, 3, 3, 1, 2], np.int32), (3, 3)),
-                arr(dt, (3, 5, 4)),
-                None,
-                np.array([5, 5, 3], np.int32),
-            ),
-            {"blank_index": -1, "logits_time_major": False},
-        ),
-    ),
+    CTC_SPARSE := ctc_sparse_labels_case((5, 3, 4), [5, 4, 5], {"blank_index": 1}, diff=(1,)),
+    ctc_sparse_labels_case((3, 5, 4), [5, 5, 3], {"blank_index": -1, "logits_time_major": False}),
     # -- CTC decoders (SparseTensor results with int64 indices)
     fixed_case(
         "nn.ctc_greedy_decoder",
@@ -1578,28 +1568,18 @@ def test_errors_match_tf(fn, error, message):
 
 def test_tf_allowed_entries_are_tfs():
     """The op-def type lists this module adds to ``_helpers.TF_ALLOWED`` are TF's, verbatim."""
-    from tensorflow.python.framework import dtypes as tf_dtypes
-    from tensorflow.python.framework import op_def_registry
-
-    from tapejax._src.ops import _helpers
-
-    names = {"float32": "float", "float64": "double", "float16": "half"}
-    for op_name in (
-        "Conv2D",
-        "Conv3D",
-        "DepthwiseConv2dNative",
-        "Conv2DBackpropInput",
-        "Conv3DBackpropInputV2",
-        "MaxPool",
-        "MaxPool3D",
-        "AvgPool",
-        "AvgPool3D",
-        "LeakyRelu",
-        "LRN",
-    ):
-        (attr,) = [a for a in op_def_registry.get(op_name).attr if a.name == "T"]
-        tf_list = ", ".join(
-            names.get(n, n)
-            for n in (tf_dtypes.as_dtype(t).name for t in attr.allowed_values.list.type)
+    check_tf_allowed(
+        (
+            "Conv2D",
+            "Conv3D",
+            "DepthwiseConv2dNative",
+            "Conv2DBackpropInput",
+            "Conv3DBackpropInputV2",
+            "MaxPool",
+            "MaxPool3D",
+            "AvgPool",
+            "AvgPool3D",
+            "LeakyRelu",
+            "LRN",
         )
-        assert _helpers.TF_ALLOWED[op_name] == tf_list, op_name
+    )

@@ -27,6 +27,7 @@ from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.
     check_error,
     check_pure_gradients,
     check_tape_gradients,
+    check_tf_allowed,
     check_values,
     first_of_each_op,
     grad_cases,
@@ -736,25 +737,15 @@ def test_errors_match_tf(fn, error, message):
 
 def test_tf_allowed_entries_are_tfs():
     """The op-def type lists the sparse modules add to ``_helpers.TF_ALLOWED`` are TF's."""
-    from tensorflow.python.framework import dtypes as tf_dtypes
-    from tensorflow.python.framework import op_def_registry
-
-    from tapejax._src.ops import _helpers
-
-    names = {"float32": "float", "float64": "double", "float16": "half"}
-    for op_name in (
-        "SparseReduceSum",
-        "SparseReduceMax",
-        "SparseSoftmax",
-        "SparseSegmentSum",
-        "SparseSegmentMean",
-        "SparseSegmentSqrtNWithNumSegments",
-        "CTCGreedyDecoder",
-        "CTCBeamSearchDecoder",
-    ):
-        (attr,) = [a for a in op_def_registry.get(op_name).attr if a.name == "T"]
-        tf_list = ", ".join(
-            names.get(n, n)
-            for n in (tf_dtypes.as_dtype(t).name for t in attr.allowed_values.list.type)
+    check_tf_allowed(
+        (
+            "SparseReduceSum",
+            "SparseReduceMax",
+            "SparseSoftmax",
+            "SparseSegmentSum",
+            "SparseSegmentMean",
+            "SparseSegmentSqrtNWithNumSegments",
+            "CTCGreedyDecoder",
+            "CTCBeamSearchDecoder",
         )
-        assert _helpers.TF_ALLOWED[op_name] == tf_list, op_name
+    )

@@ -24,6 +24,19 @@ class CompositeTensor:
 
     __slots__ = ()
 
+    # -- TF's graph-mode attributes, which eager composites have no use for ------------------
+
+    def consumers(self) -> list:
+        return []
+
+    @property
+    def op(self):
+        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
+
+    @property
+    def graph(self):
+        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+
     def _components(self) -> tuple:
         raise NotImplementedError(f"{type(self).__name__}._components")
 

@@ -70,19 +70,8 @@ class IndexedSlices(CompositeTensor):
         return self._values.device
 
     @property
-    def op(self):
-        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
-
-    @property
-    def graph(self):
-        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
-
-    @property
     def dtype(self):
         return self._values.dtype
-
-    def consumers(self) -> list:
-        return []
 
     def __str__(self) -> str:
         shape = "" if self._dense_shape is None else f", dense_shape={self._dense_shape!s}"

@@ -20,6 +20,7 @@ from .composite import CompositeTensor
 from .conversion import canonical_np_dtype, convert_to_tensor
 from .tensor import Pending, Tensor
 from .tensor_shape import TensorShape, as_shape
+from .tensor_spec import ShapeDtypeSpec
 
 __all__ = [
     "SparseTensor",
@@ -56,18 +57,24 @@ def host_value(x):
     return np.asarray(x)
 
 
-def int64_tensor(value, name: str) -> Tensor:
-    """``value`` as an int64 tensor (TF's ``convert_to_tensor(value, dtype=int64)``, with
-    the argument's name in its error). Without JAX's x64 mode an int64 tensor is held as
-    int32 (``docs/compat.md``), so a tensor of that held dtype is accepted too."""
-    if isinstance(value, Tensor) and value._v.dtype == canonical_np_dtype(np.int64):
-        return value
+def named_conversion(value, dtype, name: str) -> Tensor:
+    """TF's ``convert_to_tensor(value, dtype=dtype, name=name)``: a dtype mismatch says
+    which argument it was."""
     try:
-        return convert_to_tensor(value, dtype=dtypes.int64)
+        return convert_to_tensor(value, dtype=dtype)
     except ValueError as e:
         if str(e).startswith("Tensor conversion requested"):
             raise ValueError(f"{name}: {e}") from None
         raise
+
+
+def int64_tensor(value, name: str) -> Tensor:
+    """``value`` as an int64 tensor, named in its error. Without JAX's x64 mode an int64
+    tensor is held as int32 (``docs/compat.md``), so a tensor of that held dtype is
+    accepted too."""
+    if isinstance(value, Tensor) and value._v.dtype == canonical_np_dtype(np.int64):
+        return value
+    return named_conversion(value, dtypes.int64, name)
 
 
 def _dims_text(a, b) -> str:
@@ -199,17 +206,6 @@ class SparseTensor(CompositeTensor):
             raise ValueError(_dims_text(n, m))
         return self._with_values(values)
 
-    def consumers(self) -> list:
-        return []
-
-    @property
-    def op(self):
-        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
-
-    @property
-    def graph(self):
-        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
-
     def eval(self, feed_dict=None, session=None):
         raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
 
@@ -272,7 +268,7 @@ def convert_to_sparse_tensor(sp_input) -> SparseTensor:
     return sp_input
 
 
-class SparseTensorSpec:
+class SparseTensorSpec(ShapeDtypeSpec):
     """The type of a SparseTensor: its dense shape and dtype (``tf.SparseTensorSpec``).
 
     Example:
@@ -282,19 +278,11 @@ class SparseTensorSpec:
         True
     """
 
-    __slots__ = ("_shape", "_dtype")
+    __slots__ = ()
 
     def __init__(self, shape=None, dtype=dtypes.float32):
         self._shape = as_shape(shape)
         self._dtype = dtypes.as_dtype(dtype)
-
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        return self._dtype
 
     @property
     def value_type(self):

@@ -17,7 +17,17 @@ from ..sparse_tensor import SparseTensor, host_value, static_value
 from ..tensor import Tensor, wrap
 from ._sparse_common import iae, known_indices, validate_indices
 
-__all__ = ["dense_ctc_labels"]
+__all__ = ["dense_ctc_labels", "length_mismatch"]
+
+
+def length_mismatch(error, lengths: int, batch: int, op_name: str):
+    """The CTC kernels' error for a ``sequence_length`` of another size than the batch."""
+    return error(
+        None,
+        None,
+        f"len(sequence_length) != batch_size.  len(sequence_length):  {lengths} batch_size: "
+        f"{batch} [Op:{op_name}]",
+    )
 
 
 def _kernel_error(message: str) -> InvalidArgumentError:

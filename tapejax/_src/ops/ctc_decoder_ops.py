@@ -16,6 +16,7 @@ import numpy as np
 from ..conversion import convert_to_tensor
 from ..errors import FailedPreconditionError
 from ._ctc_beam_search import beam_search
+from ._ctc_labels import length_mismatch
 from ._helpers import TF_ALLOWED, dtype_mismatch, require, to_tensor
 from ._sparse_common import host_array, iae, new_sparse
 
@@ -40,12 +41,7 @@ def _decoder_inputs(inputs, sequence_length, op_name: str):
         raise iae("sequence_length is not a vector", op_name)
     max_time, batch = shape[0], shape[1]
     if lengths._v.shape[0] != batch:
-        raise FailedPreconditionError(
-            None,
-            None,
-            f"len(sequence_length) != batch_size.  len(sequence_length):  "
-            f"{lengths._v.shape[0]} batch_size: {batch} [Op:{op_name}]",
-        )
+        raise length_mismatch(FailedPreconditionError, lengths._v.shape[0], batch, op_name)
     what = f"tapejax.nn.{'ctc_greedy_decoder' if op_name == 'CTCGreedyDecoder' else 'ctc_beam_search_decoder'}"
     host_lengths = host_array(sequence_length, what)
     for b, n in enumerate(host_lengths):

@@ -19,7 +19,7 @@ from ..errors import InvalidArgumentError
 from ..sparse_tensor import SparseTensor
 from ..tensor import Tensor
 from . import tf_rules
-from ._ctc_labels import dense_ctc_labels
+from ._ctc_labels import dense_ctc_labels, length_mismatch
 from ._helpers import dtype_mismatch, require, tf_type_name, to_tensor
 from .activation_ops import _axis
 from .array_ops import reshape as _reshape
@@ -387,12 +387,7 @@ def _ctc_loss_sparse(labels, logits, logit_length, time_major, blank_index):
     if batch == 0:
         raise InvalidArgumentError(None, None, "batch_size must not be 0 [Op:CTCLoss]")
     if lg_len._v.shape[0] != batch:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"len(sequence_length) != batch_size.  len(sequence_length):  {lg_len._v.shape[0]} "
-            f"batch_size: {batch} [Op:CTCLoss]",
-        )
+        raise length_mismatch(InvalidArgumentError, lg_len._v.shape[0], batch, "CTCLoss")
     blank = int(blank_index) + classes if int(blank_index) < 0 else int(blank_index)
     dense, lengths = dense_ctc_labels(labels, batch, max_time, classes, blank, logit_length)
     static = (("time_major", bool(time_major)), ("blank", blank))

@@ -18,7 +18,13 @@ import numpy as np
 from .. import dtypes
 from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
-from ..sparse_tensor import SparseTensor, SparseTensorValue, host_value, static_value
+from ..sparse_tensor import (
+    SparseTensor,
+    SparseTensorValue,
+    host_value,
+    named_conversion,
+    static_value,
+)
 from ..tensor import Tensor
 from ._helpers import dtype_mismatch, require, to_tensor
 from ._sparse_common import (
@@ -416,12 +422,7 @@ def _sparse_dense_cwise(sp: SparseTensor, dense: Tensor, divide: bool) -> Sparse
 
 def _operand(sp: SparseTensor, y) -> Tensor:
     """TF's ``binary_op_wrapper_sparse``: ``y`` converted to the values' dtype, as "y"."""
-    try:
-        return convert_to_tensor(y, dtype=sp.dtype)
-    except ValueError as e:
-        if str(e).startswith("Tensor conversion requested"):
-            raise ValueError(f"y: {e}") from None
-        raise
+    return named_conversion(y, sp.dtype, "y")
 
 
 def sparse_dense_mul(sp: SparseTensor, y) -> SparseTensor:
