@@ -4,6 +4,7 @@ from tapejax._src.ops.sparse_math_ops import (
     add,
     maximum,
     minimum,
+    sampled_addmm,
     sparse_dense_matmul,
 )
 from tapejax._src.ops.sparse_ops import (
@@ -52,6 +53,7 @@ __all__ = [
     "reset_shape",
     "reshape",
     "retain",
+    "sampled_addmm",
     "segment_mean",
     "segment_sqrt_n",
     "segment_sum",

@@ -193,6 +193,34 @@ CASES = [
         diff=(0, 1),
     ),
     case(
+        "sparse.sampled_addmm",
+        lambda dt: (
+            (
+                np.array([[0, 1], [1, 0], [2, 2]], np.int32),
+                arr(dt, (3,)),
+                [3, 3],
+                arr(dt, (3, 4), seed=1),
+                arr(dt, (4, 3), seed=2),
+            ),
+            {"beta": 0.5, "alpha": 2.0, "output_type": np.dtype(dt)},
+        ),
+        diff=(1, 3, 4),
+    ),
+    case(  # batched
+        "sparse.sampled_addmm",
+        lambda dt: (
+            (
+                np.array([[[0, 1], [1, 0]], [[0, 0], [1, 1]]], np.int32),
+                arr(dt, (2, 2)),
+                [2, 2],
+                arr(dt, (2, 2, 3), seed=1),
+                arr(dt, (2, 3, 2), seed=2),
+            ),
+            {"output_type": np.dtype(dt)},
+        ),
+        diff=(1, 3, 4),
+    ),
+    case(
         "sparse.maximum",
         lambda dt: ((m34(dt), sp([[0, 0], [0, 3], [2, 1]], arr(dt, (3,), seed=4), (3, 4))), {}),
         dtypes=("float32", "int32"),
@@ -303,6 +331,12 @@ NOT_PURE = {"sparse.from_dense", "sparse.fill_empty_rows"}
 @pytest.mark.parametrize("case", first_of_each_op(CASES, NOT_PURE), ids=case_id)
 def test_pure_function_gradients_are_numerically_right(case, x64):
     check_pure_gradients(case, order=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", first_of_each_op(CASES, NOT_PURE), ids=case_id)
+def test_pure_function_second_order_gradients_are_numerically_right(case, x64):
+    check_pure_gradients(case, order=2)
 
 
 # -- errors: TF's types and texts ------------------------------------------------------------------
@@ -647,6 +681,13 @@ ERRORS = [
         lambda tf: M(tf) * M(tf),
         "ValueError",
         r"Attempt to convert a value \(SparseTensor\(indices=",
+    ),
+    (
+        lambda tf: tf.sparse.sampled_addmm(
+            [[0, 1]], [1.0], [3, 4], tf.ones([3, 2]), tf.ones([2, 3])
+        ),
+        "ValueError",
+        r"Dense shape: \[3 4\] does not match output shape: \[3 3\]",
     ),
     # reductions and softmax
     (

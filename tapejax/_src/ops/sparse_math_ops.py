@@ -42,6 +42,7 @@ from ._sparse_common import (
 __all__ = [
     "add",
     "sparse_dense_matmul",
+    "sampled_addmm",
     "maximum",
     "minimum",
     "sparse_dense_mul",
@@ -310,6 +311,48 @@ def _check_spmm_bounds(indices: np.ndarray, adjoint_a: bool, inner: int, outer: 
                 f"m ({m}) from index[{i},{m_col}] out of bounds (>={outer})",
                 "SparseTensorDenseMatMul",
             )
+
+
+# -- sampled_addmm -----------------------------------------------------------------------------------
+
+
+def _sampled_addmm_fn(indices, values, mat1, mat2, *, alpha, beta):
+    rows = jnp.take_along_axis(mat1, indices[..., 0][..., None], axis=-2)
+    cols = jnp.take_along_axis(jnp.swapaxes(mat2, -1, -2), indices[..., 1][..., None], axis=-2)
+    dot = jnp.sum(rows * cols, axis=-1)
+    return dot * jnp.asarray(alpha, dot.dtype) + values * jnp.asarray(beta, dot.dtype)
+
+
+_sampled_addmm_op = Op("SampledAddmm", _sampled_addmm_fn)
+
+
+def sampled_addmm(
+    indices, values, dense_shape, mat1, mat2, beta=1.0, alpha=1.0, output_type=dtypes.float32
+):
+    """``alpha * (mat1 @ mat2)`` at ``indices`` plus ``beta * values``
+    (``tf.sparse.sampled_addmm``), batched over leading dimensions; returns the
+    ``(indices, values, dense_shape)`` of the SparseTensor result, as TF.
+
+    Example:
+        >>> import tapejax as tf
+        >>> _, values, _ = tf.sparse.sampled_addmm([[0, 1]], [1.0], [2, 2], tf.ones([2, 3]), tf.ones([3, 2]))
+        >>> values.numpy()
+        array([4.], dtype=float32)
+    """
+    idx = convert_to_tensor(indices)
+    vals = named_conversion(values, output_type, "values")
+    shape = named_conversion(dense_shape, dtypes.int32, "dense_shape")
+    m1 = named_conversion(mat1, output_type, "mat1")
+    m2 = named_conversion(mat2, output_type, "mat2")
+    product = [m1._v.shape[-2], m2._v.shape[-1]]
+    given = host_value(dense_shape)
+    if given is not None and list(np.asarray(given).reshape(-1)) != product:
+        raise ValueError(
+            f"Dense shape: {given.astype(np.int32)} does not match output shape: "
+            f"{np.asarray(product, np.int32)}"
+        )
+    static = (("alpha", float(alpha)), ("beta", float(beta)))
+    return idx, apply(_sampled_addmm_op, (idx, vals, m1, m2), static), shape
 
 
 # -- maximum, minimum -------------------------------------------------------------------------------
