@@ -510,3 +510,24 @@ def test_beam_search_errors_are_tfs():
         got, want = error_of(fn, tapejax), error_of(fn, tensorflow)
         assert type(got).__name__ == type(want).__name__ == "InvalidArgumentError"
         assert re.sub(r"\{\{.*?\}\} | \[Op.*$", "", str(want)) in str(got)
+
+
+def test_indexed_slices_through_tapejax_function():
+    f = tapejax.function(
+        lambda s: (
+            tapejax.IndexedSlices(s.values * 2.0, s.indices, s.dense_shape),
+            tapejax.convert_to_tensor(s),
+        )
+    )
+    for _ in range(3):
+        doubled, dense = f(slices(tapejax))
+    assert f.experimental_get_tracing_count() == 1
+    assert isinstance(doubled, tapejax.IndexedSlices) and doubled.shape.as_list() == [4, 2]
+    np.testing.assert_array_equal(
+        dense.numpy(), tensorflow.convert_to_tensor(slices(tensorflow)).numpy()
+    )
+    g = tapejax.function(lambda s: s.values + 1.0)  # without a dense shape: two components
+    for _ in range(2):
+        np.testing.assert_array_equal(
+            g(slices(tapejax, dense_shape=False)).numpy(), slices(tapejax).values.numpy() + 1.0
+        )

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .composite import CompositeTensor
 from .conversion import convert_to_tensor
-from .sparse_tensor import shape_from_dense_shape
+from .sparse_tensor import host_value, shape_from_dense_shape
 from .tensor_shape import TensorShape
 
 __all__ = ["IndexedSlices"]
@@ -32,12 +32,18 @@ class IndexedSlices(CompositeTensor):
                [0., 0., 0.]], dtype=float32)
     """
 
-    __slots__ = ("_values", "_indices", "_dense_shape", "__weakref__")
+    # ``_count``: how many components it has (TF's: 2 without a dense shape, else 3);
+    # ``_known``: the dense shape as ints when known (the static facts of a trace). Both are
+    # kept apart from the components so that a structure rebuilt around traced ones keeps them.
+    __slots__ = ("_values", "_indices", "_dense_shape", "_count", "_known", "__weakref__")
 
     def __init__(self, values, indices, dense_shape=None):
         self._values = values
         self._indices = indices
         self._dense_shape = dense_shape
+        self._count = 2 if dense_shape is None else 3
+        known = None if dense_shape is None else host_value(dense_shape)
+        self._known = None if known is None else tuple(int(d) for d in known.reshape(-1))
 
     @property
     def values(self):
@@ -59,6 +65,8 @@ class IndexedSlices(CompositeTensor):
         """The dense tensor's static shape (unknown without ``dense_shape``)."""
         if self._dense_shape is None:
             return TensorShape(None)
+        if self._known is not None:
+            return TensorShape([None if d < 0 else d for d in self._known])
         return shape_from_dense_shape(convert_to_tensor(self._dense_shape))
 
     @property
@@ -83,12 +91,16 @@ class IndexedSlices(CompositeTensor):
     # -- CompositeTensor ----------------------------------------------------------------
 
     def _components(self) -> tuple:
-        if self._dense_shape is None:
-            return (self._values, self._indices)
-        return (self._values, self._indices, self._dense_shape)
+        return (self._values, self._indices, self._dense_shape)[: self._count]
 
     def _with_components(self, components: tuple) -> IndexedSlices:
-        return IndexedSlices(*components)
+        out = IndexedSlices(*components)
+        out._count = len(components)
+        out._known = out._known or self._known
+        return out
+
+    def _static_key(self):
+        return self._known
 
     def _with_values(self, values) -> IndexedSlices:
         return IndexedSlices(values, self._indices, self._dense_shape)
@@ -110,4 +122,5 @@ class IndexedSlices(CompositeTensor):
             )
         from .ops.segment_ops import unsorted_segment_sum  # an op: differentiable
 
-        return unsorted_segment_sum(self._values, self._indices, self._dense_shape[0])
+        rows = self._known[0] if self._known is not None else self._dense_shape[0]
+        return unsorted_segment_sum(self._values, self._indices, rows)

@@ -44,7 +44,7 @@ def flatten(structure, expand_composites: bool = False) -> list:
     """The leaves of ``structure``, dict values in sorted-key order; with
     ``expand_composites``, a SparseTensor's (or IndexedSlices') component Tensors instead
     of the composite, as TF's ``nest.flatten(..., expand_composites=True)``."""
-    if not expand_composites and _flat(structure):
+    if _flat(structure):  # composites are never fast-path leaves: nothing to expand
         return list(structure)
     out: list = []
     _flatten_into(structure, out, expand_composites)
@@ -69,7 +69,7 @@ def _flatten_into(s, out: list, expand: bool) -> None:
 
 def pack_sequence_as(structure, flat: list, expand_composites: bool = False):
     """Rebuilds ``structure`` with the leaves ``flat`` (the inverse of ``flatten``)."""
-    if not expand_composites and _flat(structure) and len(flat) == len(structure):
+    if _flat(structure) and len(flat) == len(structure):
         return list(flat) if type(structure) is list else tuple(flat)
     it = iter(flat)
     result = _pack(structure, it, expand_composites)
