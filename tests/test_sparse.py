@@ -531,3 +531,44 @@ def test_indexed_slices_through_tapejax_function():
         np.testing.assert_array_equal(
             g(slices(tapejax, dense_shape=False)).numpy(), slices(tapejax).values.numpy() + 1.0
         )
+
+
+# -- deliberate differences (docs/compat.md, "tapejax.sparse") --------------------------------------
+
+
+def test_traced_indices_out_of_bounds_are_dropped_not_checked():
+    sp = tapejax.sparse.SparseTensor([[0, 0], [5, 1]], [1.0, 2.0], [2, 2])
+    with pytest.raises(tapejax.errors.InvalidArgumentError, match="out of bounds"):
+        tapejax.sparse.to_dense(sp)  # eagerly: TF's check
+    dense = jax.jit(lambda s: tapejax.sparse.to_dense(s)._value)(sp)
+    np.testing.assert_array_equal(dense, [[1.0, 0.0], [0.0, 0.0]])
+
+
+def test_add_of_traced_values_needs_a_zero_threshold():
+    def add(threshold):
+        def fn(values):
+            sp = tapejax.sparse.SparseTensor(
+                [[0, 0], [1, 1]], tapejax.convert_to_tensor(values), [2, 2]
+            )
+            return tapejax.sparse.add(sp, sp, threshold).values._value
+
+        return jax.jit(fn)(np.array([1.0, 2.0], np.float32))
+
+    np.testing.assert_array_equal(add(0), [2.0, 4.0])
+    with pytest.raises(NotImplementedError, match="threshold=0"):
+        add(0.5)
+
+
+def test_ctc_loss_of_sparse_labels_ended_before_their_first_label_is_the_all_blank_path():
+    logits = tapejax.constant(arr("float32", (4, 2, 3)))
+    ended = tapejax.sparse.SparseTensor([[0, 0], [1, 0]], [5, 1], [2, 1])  # 5 - 1 >= 3 - 1
+    got = tapejax.nn.ctc_loss(ended, logits, None, [4, 4], blank_index=0).numpy()
+    empty = tapejax.nn.ctc_loss(np.zeros((2, 1), np.int32), logits, [0, 1], [4, 4]).numpy()
+    want = tensorflow.nn.ctc_loss(
+        tensorflow.sparse.SparseTensor([[0, 0], [1, 0]], [1, 1], [2, 1]),
+        logits.numpy(),
+        None,
+        [4, 4],
+        blank_index=0,
+    ).numpy()
+    np.testing.assert_allclose(got, [empty[0], want[1]], rtol=1e-5)
