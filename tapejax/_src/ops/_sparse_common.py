@@ -46,22 +46,20 @@ def sparse_arg(sp_input) -> SparseTensor:
     return convert_to_sparse_tensor(sp_input)
 
 
-def needs_concrete(what: str) -> NotImplementedError:
+def needs_concrete(what: str, of: str = "indices") -> NotImplementedError:
     return NotImplementedError(
-        f"{what} needs concrete indices: the number of values it returns depends on them, "
-        "which a traced program (tapejax.function, a JAX transform) cannot have. Call it "
-        "eagerly, or build the SparseTensor's indices from constants inside the function."
+        f"{what} needs concrete {of}: the shape of its result depends on them, which a "
+        "traced program (tapejax.function, a JAX transform) cannot have. Call it eagerly, "
+        "or build them from constants inside the function."
     )
 
 
 def host_indices(sp: SparseTensor, what: str) -> np.ndarray:
     """The indices as an int64 NumPy array; NotImplementedError when they are traced."""
-    if sp._host_indices is not None:
-        return sp._host_indices
-    value = static_value(sp.indices)
+    value = known_indices(sp)
     if value is None:
         raise needs_concrete(what)
-    return value.astype(np.int64)
+    return value
 
 
 def known_indices(sp: SparseTensor) -> np.ndarray | None:
@@ -77,7 +75,7 @@ def host_array(x, what: str) -> np.ndarray:
     when it is traced."""
     value = host_value(x)
     if value is None:
-        raise needs_concrete(what)
+        raise needs_concrete(what, "values")
     return value
 
 
