@@ -15,6 +15,7 @@ from tapejax import (
     math,
     nn,
     random,
+    sparse,
     train,
 )
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
@@ -58,6 +59,7 @@ from tapejax._src.execution import (
     tuple,  # noqa: A004 - TF's name
 )
 from tapejax._src.function import function
+from tapejax._src.indexed_slices import IndexedSlices
 from tapejax._src.initializers import Constant as constant_initializer
 from tapejax._src.initializers import Ones as ones_initializer
 from tapejax._src.initializers import RandomNormal as random_normal_initializer
@@ -181,6 +183,7 @@ from tapejax._src.ops.top_k_ops import approx_top_k
 from tapejax._src.ops.volume_patch_ops import extract_volume_patches
 from tapejax._src.py_functions import numpy_function, py_function
 from tapejax._src.registry import RegisterGradient, no_gradient
+from tapejax._src.sparse_tensor import SparseTensor, SparseTensorSpec
 from tapejax._src.symbolic_gradients import gradients, hessians
 from tapejax._src.tape import GradientTape, UnconnectedGradients
 from tapejax._src.tensor import GradientCutWarning, Tensor, is_tensor
@@ -216,10 +219,13 @@ __all__ = [
     "DType",
     "GradientCutWarning",
     "GradientTape",
+    "IndexedSlices",
     "Module",
     "NoGradient",
     "NotDifferentiable",
     "RegisterGradient",
+    "SparseTensor",
+    "SparseTensorSpec",
     "Tensor",
     "TensorArray",
     "TensorShape",
@@ -391,6 +397,7 @@ __all__ = [
     "sort",
     "space_to_batch",
     "space_to_batch_nd",
+    "sparse",
     "split",
     "sqrt",
     "square",

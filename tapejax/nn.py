@@ -41,10 +41,15 @@ from tapejax._src.ops.conv_transpose_ops import (
     conv3d_transpose,
     conv_transpose,
 )
+from tapejax._src.ops.ctc_decoder_ops import ctc_beam_search_decoder, ctc_greedy_decoder
 from tapejax._src.ops.ctc_label_ops import collapse_repeated, ctc_unique_labels
 from tapejax._src.ops.depthwise_backprop_ops import (
     depthwise_conv2d_backprop_filter,
     depthwise_conv2d_backprop_input,
+)
+from tapejax._src.ops.embedding_sparse_ops import (
+    embedding_lookup_sparse,
+    safe_embedding_lookup_sparse,
 )
 from tapejax._src.ops.fractional_pool_ops import fractional_avg_pool, fractional_max_pool
 from tapejax._src.ops.isotonic_ops import isotonic_regression
@@ -113,6 +118,8 @@ __all__ = [
     "conv_transpose",
     "convolution",
     "crelu",
+    "ctc_beam_search_decoder",
+    "ctc_greedy_decoder",
     "ctc_loss",
     "ctc_unique_labels",
     "depth_to_space",
@@ -123,6 +130,7 @@ __all__ = [
     "dropout",
     "elu",
     "embedding_lookup",
+    "embedding_lookup_sparse",
     "erosion2d",
     "fixed_unigram_candidate_sampler",
     "fractional_avg_pool",
@@ -149,6 +157,7 @@ __all__ = [
     "pool",
     "relu",
     "relu6",
+    "safe_embedding_lookup_sparse",
     "sampled_softmax_loss",
     "scale_regularization_loss",
     "selu",

@@ -123,13 +123,31 @@ F, I, FI = ("float32",), ("int32",), ("float32", "int32")
 B = ("bool",)
 
 
+@dataclasses.dataclass(frozen=True)
+class Sparse:
+    """A SparseTensor argument of a Case: NumPy components, built in each framework. As a
+    ``diff`` position, its ``values`` are the source of the gradient."""
+
+    indices: np.ndarray
+    values: np.ndarray
+    dense_shape: tuple
+
+    def build(self, fw, values=None):
+        v = self.values if values is None else values
+        if isinstance(v, np.ndarray):
+            v = fw.constant(v)
+        return fw.sparse.SparseTensor(np.asarray(self.indices, np.int64), v, self.dense_shape)
+
+
 # -- running a case under a framework ---------------------------------------------------
 
 
 def _to(fw, value, variable=False):
+    if isinstance(value, Sparse):
+        return value.build(fw)
     if isinstance(value, np.ndarray):
         return fw.Variable(value) if variable else fw.constant(value)
-    if isinstance(value, list) and value and isinstance(value[0], np.ndarray):
+    if isinstance(value, list) and value and isinstance(value[0], (np.ndarray, Sparse)):
         return [_to(fw, v, variable) for v in value]
     return value
 
@@ -146,7 +164,12 @@ def run(case, fw, dtype, shape, variable=False):
 
 
 def _flat(out):
-    return list(out) if isinstance(out, (list, tuple)) else [out]
+    """The output Tensors: nested lists flattened, a SparseTensor as its three components."""
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in _flat(o)]
+    if all(hasattr(out, a) for a in ("indices", "values", "dense_shape")):
+        return [out.indices, out.values, out.dense_shape]
+    return [out]
 
 
 def assert_same_result(got, want, case):
@@ -182,8 +205,10 @@ def _tape_gradient(case, fw, shape):
     args, kwargs = list(args), dict(kwargs)
     sources = []
     for p, value in positions:
-        t = fw.constant(value)
+        t = fw.constant(value.values if isinstance(value, Sparse) else value)
         sources.append(t)
+        if isinstance(value, Sparse):
+            t = value.build(fw, t)
         if isinstance(p, int):
             args[p] = t
         else:
@@ -204,24 +229,32 @@ def _check_pure_gradients(case, order):
     """``check_grads`` of the op's pure function (what a tape records), in float64."""
     dtype = "float64" if "float32" in case.dtypes else case.dtypes[0]
     positions, args, kwargs = _positions(case, dtype, case.shapes[-1])
-    if any(np.asarray(v).dtype.kind != "f" for _, v in positions):
+    if any(np.asarray(_source(v)).dtype.kind != "f" for _, v in positions):
         pytest.skip("no floating input to differentiate")
 
     def f(*values):
         a, k = list(args), dict(kwargs)
-        for (p, _), v in zip(positions, values, strict=True):
+        for (p, arg), v in zip(positions, values, strict=True):
+            t = tapejax.convert_to_tensor(v)
+            if isinstance(arg, Sparse):
+                t = arg.build(tapejax, t)
             if isinstance(p, int):
-                a[p] = tapejax.convert_to_tensor(v)
+                a[p] = t
             else:
-                k[p] = tapejax.convert_to_tensor(v)
+                k[p] = t
         if k.get("dtype") == "float32":
             k["dtype"] = "float64"
         a = [_to(tapejax, x) for x in a]
         k = {n: _to(tapejax, x) for n, x in k.items()}
         return [t._value for t in _flat(case.op(tapejax)(*a, **k))]
 
-    values = [np.asarray(v, np.float64) for _, v in positions]
+    values = [np.asarray(_source(v), np.float64) for _, v in positions]
     check_grads(f, values, order=order, modes=["rev"], atol=1e-5, rtol=1e-5)
+
+
+def _source(value):
+    """The array a gradient is taken with respect to: a Sparse argument's values."""
+    return value.values if isinstance(value, Sparse) else value
 
 
 def _grad(fw, fn, value):
@@ -334,6 +367,23 @@ def check_error(fn, error, message):
 def grad_of(fw, fn, value):
     """``d fn(fw, x) / dx`` at ``value`` through ``fw.GradientTape`` (NumPy, or None)."""
     return _grad(fw, fn, value)
+
+
+def check_tf_allowed(op_names) -> None:
+    """The op-def type lists a module adds to ``_helpers.TF_ALLOWED`` are TF's, verbatim."""
+    from tensorflow.python.framework import dtypes as tf_dtypes
+    from tensorflow.python.framework import op_def_registry
+
+    from tapejax._src.ops import _helpers
+
+    names = {"float32": "float", "float64": "double", "float16": "half"}
+    for op_name in op_names:
+        (attr,) = [a for a in op_def_registry.get(op_name).attr if a.name == "T"]
+        tf_list = ", ".join(
+            names.get(n, n)
+            for n in (tf_dtypes.as_dtype(t).name for t in attr.allowed_values.list.type)
+        )
+        assert _helpers.TF_ALLOWED[op_name] == tf_list, op_name
 
 
 # -- dtype acceptance: an op takes exactly the dtypes TF's op definition allows ------------

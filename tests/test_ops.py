@@ -380,7 +380,7 @@ NOT_DIFFERENTIABLE = {
 
 
 # The public namespaces whose ops need a Case, and the files that hold Cases.
-NAMESPACES = ("", "math", "math.special", "nn", "linalg", "random", "image", "signal")
+NAMESPACES = ("", "math", "math.special", "nn", "linalg", "random", "image", "signal", "sparse")
 
 
 def _public_ops():

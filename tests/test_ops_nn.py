@@ -22,12 +22,14 @@ tensorflow = pytest.importorskip("tensorflow")
 from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.py)
     FI,
     Case,
+    Sparse,
     arr,
     case_id,
     check_accepts_variables,
     check_error,
     check_pure_gradients,
     check_tape_gradients,
+    check_tf_allowed,
     check_values,
     first_of_each_op,
     grad_cases,
@@ -76,6 +78,31 @@ def transpose(name, yshape, wshape, *args, **kwargs):
 
 # Dense CTC labels, zero-padded (0 is the default blank, never a label).
 CTC_LABELS = np.array([[1, 2, 2], [3, 1, 0], [4, 0, 0]], np.int32)
+# SparseTensor CTC labels: two, three and one labels (the last two repeat a label).
+CTC_SPARSE_IDX = np.array([[0, 0], [0, 1], [1, 0], [1, 1], [1, 2], [2, 0]])
+
+
+def ctc_sparse_labels_case(logits_shape, logit_length, kwargs, diff=()):
+    """A ``ctc_loss`` Case with SparseTensor labels (TF's CTCLoss kernel path)."""
+    labels = Sparse(CTC_SPARSE_IDX, np.array([1, 2, 3, 3, 1, 2], np.int32), (3, 3))
+    lengths = np.array(logit_length, np.int32)
+    return fixed_case(
+        "nn.ctc_loss",
+        lambda dt: ((labels, arr(dt, logits_shape), None, lengths), kwargs),
+        diff=diff,
+    )
+
+
+# SparseTensor embedding ids: rows 0 and 2 hold ids, row 1 and 3 none; with invalid ids
+# (negative) for the safe lookup.
+EMB_IDX = np.array([[0, 0], [0, 1], [2, 0], [2, 1], [2, 2]])
+EMB_IDS = Sparse(EMB_IDX, np.array([1, 3, 0, 5, 1], np.int32), (4, 3))
+EMB_IDS_INVALID = Sparse(EMB_IDX, np.array([1, -3, 0, 5, -1], np.int32), (4, 3))
+
+
+def emb_weights(dt):
+    return Sparse(EMB_IDX, np.array([2.0, 0.5, 1.0, -1.0, 3.0], dt), (4, 3))
+
 
 CASES = [
     # -- activations
@@ -183,6 +210,37 @@ CASES = [
             {"blank_index": 2},
         ),
         diff=(1,),
+    ),
+    CTC_SPARSE := ctc_sparse_labels_case((5, 3, 4), [5, 4, 5], {"blank_index": 1}, diff=(1,)),
+    ctc_sparse_labels_case((3, 5, 4), [5, 5, 3], {"blank_index": -1, "logits_time_major": False}),
+    # -- CTC decoders (SparseTensor results with int64 indices)
+    fixed_case(
+        "nn.ctc_greedy_decoder",
+        lambda dt: ((arr(dt, (6, 3, 5)), np.array([6, 4, 0], np.int32)), {}),
+        dtypes=F64,
+        x64=True,
+    ),
+    fixed_case(
+        "nn.ctc_greedy_decoder",
+        lambda dt: (
+            (arr(dt, (6, 2, 4), seed=1), np.array([5, 6], np.int32)),
+            {"merge_repeated": False, "blank_index": 0},
+        ),
+        x64=True,
+    ),
+    fixed_case(
+        "nn.ctc_beam_search_decoder",
+        lambda dt: (
+            (arr(dt, (6, 3, 5)), np.array([6, 4, 2], np.int32)),
+            {"beam_width": 4, "top_paths": 3},
+        ),
+        dtypes=F64,
+        x64=True,
+    ),
+    fixed_case(
+        "nn.ctc_beam_search_decoder",
+        lambda dt: ((arr(dt, (5, 2, 4), seed=2), np.array([5, 3], np.int32)), {}),
+        x64=True,
     ),
     # -- normalization
     Case(
@@ -323,6 +381,61 @@ CASES = [
             (np.array([[3.0, 4.0], [0.0, 0.0], [0.3, 0.4]], dt), np.array([0, 1, 2, 0], np.int32)),
             {"max_norm": 1.0},
         ),
+    ),
+    *[
+        fixed_case(
+            "nn.embedding_lookup_sparse",
+            lambda dt, c=combiner: ((arr(dt, (6, 2)), EMB_IDS, None), {"combiner": c}),
+            diff=(0,),
+        )
+        for combiner in ("sum", "mean", "sqrtn")
+    ],
+    *[
+        fixed_case(
+            "nn.embedding_lookup_sparse",
+            lambda dt, c=combiner: ((arr(dt, (6, 2)), EMB_IDS, emb_weights(dt)), {"combiner": c}),
+            diff=(0, 2),
+        )
+        for combiner in ("sum", "mean", "sqrtn")
+    ],
+    fixed_case(
+        "nn.embedding_lookup_sparse",
+        lambda dt: (
+            (arr(dt, (6, 2)), EMB_IDS, emb_weights(dt)),
+            {"combiner": "mean", "max_norm": 1.0},
+        ),
+        diff=(0, 2),
+    ),
+    *[
+        fixed_case(
+            "nn.safe_embedding_lookup_sparse",
+            lambda dt, c=combiner: (
+                (arr(dt, (6, 2)), EMB_IDS_INVALID, emb_weights(dt)),
+                {"combiner": c},
+            ),
+            diff=(0, 2),
+        )
+        for combiner in ("sum", "mean", "sqrtn")
+    ],
+    fixed_case(
+        "nn.safe_embedding_lookup_sparse",
+        lambda dt: ((arr(dt, (6, 2)), EMB_IDS_INVALID), {"default_id": 4}),
+        diff=(0,),
+    ),
+    fixed_case(
+        "nn.safe_embedding_lookup_sparse",
+        lambda dt: (
+            (
+                arr(dt, (6, 2)),
+                Sparse(
+                    np.array([[0, 0, 0], [0, 1, 1], [1, 0, 0]]),
+                    np.array([1, 3, 2], np.int32),
+                    (2, 2, 2),
+                ),
+            ),
+            {"combiner": "sqrtn"},
+        ),
+        diff=(0,),
     ),
     # -- convolutions (diff=() where TF's CPU kernels have no gradient: see PURE_ONLY)
     conv("nn.conv1d", (2, 7, 3), (3, 3, 4), 1, "SAME"),
@@ -522,6 +635,10 @@ def test_pure_function_second_order_gradients_are_numerically_right(case, x64):
         pytest.skip("TF's MaxPool3D has no float64 (checked in float32 below)")
     if case is WEIGHTED_AVERAGE_LOSS:
         pytest.skip("TF weights losses in float32 even for float64 losses: too coarse")
+    if case is CTC_SPARSE:
+        pytest.skip("the dense-label Cases' pure function (second order: about 20 s each)")
+    if case.name in ("nn.embedding_lookup_sparse", "nn.safe_embedding_lookup_sparse"):
+        pytest.skip("compositions of gathers, segment sums and divisions (first order checked)")
     if case.name == "nn.moments":
         pytest.skip(
             "TF's variance holds the mean constant (stop_gradient): exact to first order only"
@@ -1451,28 +1568,18 @@ def test_errors_match_tf(fn, error, message):
 
 def test_tf_allowed_entries_are_tfs():
     """The op-def type lists this module adds to ``_helpers.TF_ALLOWED`` are TF's, verbatim."""
-    from tensorflow.python.framework import dtypes as tf_dtypes
-    from tensorflow.python.framework import op_def_registry
-
-    from tapejax._src.ops import _helpers
-
-    names = {"float32": "float", "float64": "double", "float16": "half"}
-    for op_name in (
-        "Conv2D",
-        "Conv3D",
-        "DepthwiseConv2dNative",
-        "Conv2DBackpropInput",
-        "Conv3DBackpropInputV2",
-        "MaxPool",
-        "MaxPool3D",
-        "AvgPool",
-        "AvgPool3D",
-        "LeakyRelu",
-        "LRN",
-    ):
-        (attr,) = [a for a in op_def_registry.get(op_name).attr if a.name == "T"]
-        tf_list = ", ".join(
-            names.get(n, n)
-            for n in (tf_dtypes.as_dtype(t).name for t in attr.allowed_values.list.type)
+    check_tf_allowed(
+        (
+            "Conv2D",
+            "Conv3D",
+            "DepthwiseConv2dNative",
+            "Conv2DBackpropInput",
+            "Conv3DBackpropInputV2",
+            "MaxPool",
+            "MaxPool3D",
+            "AvgPool",
+            "AvgPool3D",
+            "LeakyRelu",
+            "LRN",
         )
-        assert _helpers.TF_ALLOWED[op_name] == tf_list, op_name
+    )

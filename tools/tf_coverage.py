@@ -24,7 +24,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-NAMESPACES = ("", "math", "nn", "linalg", "random", "image")
+NAMESPACES = ("", "math", "nn", "linalg", "random", "image", "sparse")
 DOC = ROOT / "docs" / "compat.md"
 BEGIN, END = "<!-- tf_coverage:begin -->", "<!-- tf_coverage:end -->"
 

@@ -1,17 +1,88 @@
-"""Composite values: Python objects built from Tensors (a ``LinearOperator``) that
-``tapejax.function`` takes and returns as their parts, as ``tf.function`` does with TF's
-``CompositeTensor``s.
+"""Composite values: values made of several Tensors, which ``tapejax.function`` takes and
+returns as their Tensors, as ``tf.function`` does with TF's ``CompositeTensor``s. Two
+kinds:
 
-A registered class gives its object's parts: a dict of tensor-like values (Tensors,
-Variables, other composites, lists of them) and a hashable static rest. ``expand`` swaps
-each composite in a structure for a ``Parts`` (a dict, so ``nest`` flattens its tensors,
-with the static rest as one more, hashable leaf: a new static rest is a new trace), and
-``rebuild`` swaps them back. This module must never hold a composite's values.
+- ``CompositeTensor`` (``SparseTensor``, ``IndexedSlices``): a fixed tuple of component
+  Tensors plus static facts (a dense shape known while tracing). ``nest`` expands
+  composites into their components where TF's ``expand_composites=True`` does
+  (``tapejax.function``'s arguments and results), and JAX sees them as pytrees of the
+  same components.
+- Registered classes (``LinearOperator``), Python objects whose parts are a dict of
+  tensor-like values (Tensors, Variables, other composites, lists of them) and a
+  hashable static rest. ``expand`` swaps each such object in a structure for a ``Parts``
+  (a dict, so ``nest`` flattens its tensors, with the static rest as one more, hashable
+  leaf: a new static rest is a new trace), and ``rebuild`` swaps them back.
+
+This module must not import any op, and never holds a composite's values.
 """
 
 from __future__ import annotations
 
-__all__ = ["register", "is_composite", "expand", "rebuild", "has_parts", "Parts"]
+__all__ = [
+    "CompositeTensor",
+    "Parts",
+    "expand",
+    "has_parts",
+    "is_composite",
+    "is_registered",
+    "rebuild",
+    "register",
+]
+
+
+class CompositeTensor:
+    """A value made of component Tensors and static facts about them.
+
+    Subclasses define ``_components`` (the component Tensors, in TF's order),
+    ``_with_components`` (the same static facts around other components, without
+    validation: the components may be tracers or placeholders while a structure is
+    rebuilt) and ``_static_key`` (what a compiled program depends on besides the
+    components' shapes and dtypes).
+    """
+
+    __slots__ = ()
+
+    # -- TF's graph-mode attributes, which eager composites have no use for ------------------
+
+    def consumers(self) -> list:
+        return []
+
+    @property
+    def op(self):
+        raise AttributeError("Tensor.op is undefined when eager execution is enabled.")
+
+    @property
+    def graph(self):
+        raise AttributeError("Tensor.graph is undefined when eager execution is enabled.")
+
+    def _components(self) -> tuple:
+        raise NotImplementedError(f"{type(self).__name__}._components")
+
+    def _with_components(self, components: tuple) -> CompositeTensor:
+        raise NotImplementedError(f"{type(self).__name__}._with_components")
+
+    def _static_key(self):
+        return ()
+
+    def _with_values(self, values) -> CompositeTensor:
+        """The same composite around other ``values`` (``tf.cast`` of a composite)."""
+        raise NotImplementedError(f"{type(self).__name__}._with_values")
+
+    def _gradient_components(self):
+        """The Tensors TF differentiates for this composite (its ``__composite_gradient__``),
+        or None where TF has none (a SparseTensor)."""
+        return None
+
+    def _to_dense(self, dtype):
+        """The Tensor ``convert_to_tensor`` gives (None: not convertible, TF's ValueError)."""
+        return None
+
+
+def is_composite(x) -> bool:
+    return isinstance(x, CompositeTensor)
+
+
+# -- Registered composites ------------------------------------------------------------
 
 # class -> (to_parts(obj) -> (static, tensors dict), from_parts(static, tensors) -> obj)
 _registry: dict = {}
@@ -20,11 +91,12 @@ _STATIC = ""  # the key of the static rest in a Parts: sorts first
 
 
 def register(cls, to_parts, from_parts) -> None:
-    """Makes objects of exactly ``cls`` composite."""
+    """Makes objects of exactly ``cls`` composite: ``expand`` takes them apart."""
     _registry[cls] = (to_parts, from_parts)
 
 
-def is_composite(x) -> bool:
+def is_registered(x) -> bool:
+    """Whether ``x`` is of a class ``register``ed (a ``LinearOperator``)."""
     return type(x) in _registry
 
 
@@ -49,9 +121,9 @@ def has_parts(structure) -> bool:
 
 
 def expand(structure):
-    """``structure`` with every composite (in lists, tuples and dicts) taken apart; the
+    """``structure`` with every registered composite (in lists, tuples and dicts) taken apart; the
     structure itself when it holds none."""
-    if not _any(structure, is_composite):
+    if not _any(structure, is_registered):
         return structure
     if type(structure) in _registry:
         to_parts, _ = _registry[type(structure)]

@@ -14,6 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import dtypes
+from .composite import CompositeTensor
 from .tensor import Tensor, wrap
 from .tensor_shape import TensorShape
 
@@ -258,6 +259,11 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
         return value
     if getattr(value, "_is_variable", False):
         return value._dense_read(dtype)
+    if isinstance(value, CompositeTensor):
+        dense = value._to_dense(dtype)
+        if dense is None:
+            raise _unsupported(value)
+        return dense
     if value is None:
         raise ValueError(
             "Attempt to convert a value (None) with an unsupported type (<class 'NoneType'>) "

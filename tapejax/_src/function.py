@@ -29,6 +29,7 @@ import numpy as np
 
 from . import binding, composite, dispatch, execution, nest, recorder
 from .binding import VariableWatcher
+from .composite import CompositeTensor
 from .conversion import convert_to_tensor
 from .dispatch import Op
 from .tensor import Tensor, wrap
@@ -141,6 +142,10 @@ def _leaf_key(x):
 
 
 def _tree_key(tree):
+    if isinstance(tree, CompositeTensor):
+        # Its components are leaves of their own; what else a trace reads of it (a
+        # SparseTensor's static dense shape) is part of the key.
+        return (type(tree).__name__, tree._static_key())
     if isinstance(tree, (list, tuple)):
         return (type(tree).__name__, tuple(_tree_key(x) for x in tree))
     if isinstance(tree, dict):
@@ -181,7 +186,9 @@ class _Concrete:
                     new_flat = list(flat)
                     for p, value in zip(tensor_pos, arg_values):
                         new_flat[p] = wrap(value)
-                    a, k = composite.rebuild(nest.pack_sequence_as((args, kwargs), new_flat))
+                    a, k = composite.rebuild(
+                        nest.pack_sequence_as((args, kwargs), new_flat, expand_composites=True)
+                    )
                     function._tracing_count += 1
                     checks = execution.runtime_checks()
                     result = composite.expand(function._python_function(*a, **k))
@@ -197,7 +204,7 @@ class _Concrete:
             if unbound:
                 raise _Retrace(unbound)
             outs, kinds = [], []
-            for leaf in nest.flatten(result):
+            for leaf in nest.flatten(result, expand_composites=True):
                 if type(leaf) is Tensor or _is_var(leaf):
                     outs.append(leaf._value)
                     kinds.append(None)
@@ -209,7 +216,7 @@ class _Concrete:
             self.out_tree = (
                 _SINGLE
                 if type(result) is Tensor or _is_var(result)
-                else (nest.map_structure(lambda _: None, result))
+                else (nest.map_structure(lambda _: None, result, expand_composites=True))
             )
             self.out_kinds = kinds
             return outs, new_values
@@ -328,7 +335,7 @@ class Function:
             return outs[0]
         it = iter(outs)
         leaves = [next(it) if kind is None else kind[1] for kind in concrete.out_kinds]
-        result = nest.pack_sequence_as(concrete.out_tree, leaves)
+        result = nest.pack_sequence_as(concrete.out_tree, leaves, expand_composites=True)
         return composite.rebuild(result) if concrete.composite_out else result
 
     def _execute(self, concrete, arg_tensors):
@@ -408,10 +415,10 @@ class ConcreteFunction:
 def _expanded(args, kwargs):
     """``(args, kwargs, flat leaves)``, composite arguments (``LinearOperator``s) taken
     apart, so that their tensors are arguments of the program."""
-    flat = nest.flatten((args, kwargs))
-    if any(composite.is_composite(x) for x in flat):
+    flat = nest.flatten((args, kwargs), expand_composites=True)
+    if any(composite.is_registered(x) for x in flat):
         args, kwargs = composite.expand((args, kwargs))
-        flat = nest.flatten((args, kwargs))
+        flat = nest.flatten((args, kwargs), expand_composites=True)
     return args, kwargs, flat
 
 
@@ -424,8 +431,13 @@ def _check_signature(signature, args, name):
             f"{len(flat_args)}"
         )
     for spec, arg in zip(flat_sig, flat_args):
-        t = arg if type(arg) is Tensor else convert_to_tensor(arg, dtype=spec.dtype)
-        if not spec.is_compatible_with(t):
+        if isinstance(arg, CompositeTensor):  # a SparseTensor needs a SparseTensorSpec
+            t = arg
+            ok = getattr(spec, "value_type", None) is type(arg) and spec.is_compatible_with(arg)
+        else:
+            t = arg if type(arg) is Tensor else convert_to_tensor(arg, dtype=spec.dtype)
+            ok = spec.is_compatible_with(t)
+        if not ok:
             raise TypeError(
                 f"Binding inputs to tf.function failed due to `Can not cast {t!r} to {spec}`."
             )

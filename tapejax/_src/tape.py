@@ -16,6 +16,7 @@ import math
 import jax.numpy as jnp
 
 from . import lazy, nest, recorder
+from .composite import CompositeTensor
 from .conversion import convert_to_tensor
 from .lowering import DIFF_DTYPES
 from .tape_derivatives import (
@@ -170,6 +171,19 @@ def _check_target_or_source(x, attr: str):
     raise AttributeError(f"'{name}' object has no attribute '{attr}'")
 
 
+def _check_composites(flat) -> None:
+    """TF's errors for composite targets and sources: a SparseTensor has no gradient
+    components (ValueError); an IndexedSlices gets as far as TF's tape, which fails on it."""
+    for x in flat:
+        if isinstance(x, CompositeTensor):
+            name = type(x).__name__
+            if x._gradient_components() is None:
+                raise ValueError(
+                    f"Type {name} is not supported as a gradient source or gradient target."
+                )
+            raise AttributeError(f"'{name}' object has no attribute '_id'")
+
+
 class GradientTape:
     """Records operations for automatic differentiation (``tf.GradientTape``).
 
@@ -232,7 +246,8 @@ class GradientTape:
         if type(tensor) is Tensor and self._recording and tensor._v.dtype in DIFF_DTYPES:
             self._tape.watch_tensor(tensor)  # the common case, with nothing to check
             return
-        leaves = nest.flatten(tensor)
+        # A SparseTensor (or IndexedSlices) is watched as its components, as in TF.
+        leaves = nest.flatten(tensor, expand_composites=True)
         for leaf in leaves:
             _check_watchable(leaf)
         for leaf in leaves:
@@ -330,9 +345,11 @@ class GradientTape:
                 "or CompositeTensors to be differentiated, but received None."
             )
         flat_targets = nest.flatten(target)
+        _check_composites(flat_targets)
         for t in flat_targets:
             _check_target_or_source(t, "dtype")
         flat_sources = nest.flatten(sources)
+        _check_composites(flat_sources)
         for s in flat_sources:
             _check_target_or_source(s, "_id")
         flat_out_grads = None

@@ -15,6 +15,7 @@ import jax
 import numpy as np
 
 from . import dtypes
+from .composite import CompositeTensor
 from .errors import OperatorNotAllowedInGraphError
 from .recorder import _state as _recorder_state
 from .tensor_shape import TensorShape
@@ -338,4 +339,5 @@ def wrap(value) -> Tensor:
 
 
 def is_tensor(x) -> bool:
-    return isinstance(x, Tensor) or getattr(x, "_is_variable", False)
+    """TF's ``tf.is_tensor``: Tensors, Variables and composites (SparseTensor, ...)."""
+    return isinstance(x, (Tensor, CompositeTensor)) or getattr(x, "_is_variable", False)

@@ -5,10 +5,24 @@ from __future__ import annotations
 from . import dtypes
 from .tensor_shape import TensorShape
 
-__all__ = ["TensorSpec"]
+__all__ = ["TensorSpec", "ShapeDtypeSpec"]
 
 
-class TensorSpec:
+class ShapeDtypeSpec:
+    """What every spec has: a (possibly partial) shape and a dtype."""
+
+    __slots__ = ("_shape", "_dtype")
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+
+class TensorSpec(ShapeDtypeSpec):
     """Describes a tensor (``tf.TensorSpec``): used in ``tapejax.function``'s ``input_signature``.
 
     Example:
@@ -18,20 +32,12 @@ class TensorSpec:
         (True, False)
     """
 
-    __slots__ = ("_shape", "_dtype", "_name")
+    __slots__ = ("_name",)
 
     def __init__(self, shape, dtype=dtypes.float32, name=None):
         self._shape = TensorShape(shape)
         self._dtype = dtypes.as_dtype(dtype)
         self._name = name
-
-    @property
-    def shape(self) -> TensorShape:
-        return self._shape
-
-    @property
-    def dtype(self) -> dtypes.DType:
-        return self._dtype
 
     @property
     def name(self):

@@ -16,8 +16,10 @@ from .. import dtypes
 from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
+from ..sparse_tensor import SparseTensor
 from ..tensor import Tensor
 from . import tf_rules
+from ._ctc_labels import dense_ctc_labels, length_mismatch
 from ._helpers import dtype_mismatch, require, tf_type_name, to_tensor
 from .activation_ops import _axis
 from .array_ops import reshape as _reshape
@@ -335,16 +337,16 @@ def ctc_loss(
     blank_index=None,
     name=None,
 ):
-    """Connectionist temporal classification loss per sequence (``tf.nn.ctc_loss``), with
-    dense zero-padded ``labels``; the blank class is ``blank_index`` (0 by default, negative
-    counts from the end). ``unique`` (TF's precomputation for speed) does not change the
-    result and is not needed.
+    """Connectionist temporal classification loss per sequence (``tf.nn.ctc_loss``).
 
-    Raises:
-      NotImplementedError: ``labels`` is a SparseTensor (tapejax has none).
+    ``labels`` are dense and zero-padded with their ``label_length``, or a SparseTensor
+    (``label_length`` None; ``blank_index`` then required, as in TF; checked as TF's
+    ``CTCLoss`` kernel checks them). The blank class is ``blank_index`` (0 by default,
+    negative counts from the end). ``unique`` (TF's precomputation for speed) does not
+    change the result and is not needed.
     """
-    if hasattr(labels, "indices") and hasattr(labels, "dense_shape"):
-        raise NotImplementedError("tapejax.nn.ctc_loss with SparseTensor labels is not implemented")
+    if isinstance(labels, SparseTensor):
+        return _ctc_loss_sparse(labels, logits, logit_length, logits_time_major, blank_index)
     lg = to_tensor(logits)
     require(lg, "f", "CTCLoss")
     lab, lab_len, lg_len = (to_tensor(a) for a in (labels, label_length, logit_length))
@@ -361,3 +363,32 @@ def ctc_loss(
         blank += lg._v.shape[2]
     static = (("time_major", bool(logits_time_major)), ("blank", blank))
     return apply(_ctc_op, (lg, lab, lab_len, lg_len), static)
+
+
+def _ctc_loss_sparse(labels, logits, logit_length, time_major, blank_index):
+    """TF's SparseTensor-label path (``_ctc_loss_op_standard`` and the ``CTCLoss`` kernel's
+    checks), computed by the dense loss."""
+    if blank_index is None:
+        raise ValueError(
+            "Argument `blank_index` must be provided when `labels` is a `SparseTensor`."
+        )
+    lg = to_tensor(logits)
+    require(lg, "f", "CTCLoss")
+    lg_len = to_tensor(logit_length)
+    if lg_len._v.dtype != np.int32:
+        raise dtype_mismatch("CTCLoss", 3, np.dtype(np.int32), lg_len._v.dtype)
+    if lg._v.ndim != 3:
+        raise InvalidArgumentError(None, None, "inputs is not a 3-Tensor [Op:CTCLoss]")
+    if lg_len._v.ndim != 1:
+        raise InvalidArgumentError(None, None, "sequence_length is not a vector [Op:CTCLoss]")
+    max_time, batch, classes = (
+        lg._v.shape if time_major else (lg._v.shape[1], lg._v.shape[0], lg._v.shape[2])
+    )
+    if batch == 0:
+        raise InvalidArgumentError(None, None, "batch_size must not be 0 [Op:CTCLoss]")
+    if lg_len._v.shape[0] != batch:
+        raise length_mismatch(InvalidArgumentError, lg_len._v.shape[0], batch, "CTCLoss")
+    blank = int(blank_index) + classes if int(blank_index) < 0 else int(blank_index)
+    dense, lengths = dense_ctc_labels(labels, batch, max_time, classes, blank, logit_length)
+    static = (("time_major", bool(time_major)), ("blank", blank))
+    return apply(_ctc_op, (lg, dense, lengths, lg_len), static)

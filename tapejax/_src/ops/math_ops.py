@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes, registry
+from ..composite import CompositeTensor
 from ..conversion import canonical_np_dtype, convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError, UnimplementedError
@@ -381,8 +382,11 @@ def cast(x, dtype, name=None):
     """Casts to ``dtype`` (``tf.cast``); float->int truncates, complex->real keeps the real part.
 
     A cast to or from an integer type is not differentiable (TF returns ``None``); this
-    follows from the dtypes, not from the op.
+    follows from the dtypes, not from the op. A SparseTensor or IndexedSlices has its
+    values cast, as in TF.
     """
+    if type(x) is not Tensor and isinstance(x, CompositeTensor):
+        return x._with_values(cast(x.values, dtype))
     x = to_tensor(x)
     dt = dtypes.as_dtype(dtype)
     if dt is dtypes.string:

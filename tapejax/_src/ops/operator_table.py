@@ -6,6 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..conversion import convert_to_tensor
+from ..sparse_tensor import SparseTensor
 from ..tensor import Tensor, wrap
 from ._helpers import (
     binary_operands,
@@ -36,6 +37,7 @@ from .math_ops import (
     subtract,
     truediv,
 )
+from .sparse_math_ops import dense_sparse_mul, sparse_dense_mul, sparse_dense_truediv
 
 # -- Tensor and Variable operators ----------------------------------------------------------
 
@@ -106,6 +108,13 @@ def _rmatmul(self, other):
     return matmul(a, b)
 
 
+def _mul(self, other):
+    # TF's ``_mul_dispatch``: ``dense * sparse`` is a SparseTensor (SparseDenseCwiseMul).
+    if type(other) is SparseTensor:
+        return dense_sparse_mul(to_tensor(self), other)
+    return multiply(self, other)
+
+
 _and, _rand = _logical_or_bitwise(logical_and, bitwise_and)
 _or, _ror = _logical_or_bitwise(logical_or, bitwise_or)
 _xor, _rxor = _logical_or_bitwise(logical_xor, bitwise_xor)
@@ -115,7 +124,7 @@ OPERATORS = {
     "__radd__": add.reflected,
     "__sub__": subtract,
     "__rsub__": subtract.reflected,
-    "__mul__": multiply,
+    "__mul__": _mul,
     "__rmul__": multiply.reflected,
     "__truediv__": truediv,
     "__rtruediv__": _rtruediv,
@@ -151,3 +160,12 @@ def install_operators(cls) -> None:
     table = _VARIABLE_OPERATORS if getattr(cls, "_is_variable", False) else OPERATORS
     for name, fn in table.items():
         setattr(cls, name, fn)
+
+
+# A SparseTensor has TF's three operators: ``sp * dense``, ``sp / dense`` (true division)
+# and the Python 2 ``__div__``; ``dense * sp`` is Tensor's ``__mul__`` above.
+SPARSE_OPERATORS = {
+    "__mul__": sparse_dense_mul,
+    "__truediv__": sparse_dense_truediv,
+    "__div__": sparse_dense_truediv,
+}
