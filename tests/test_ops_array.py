@@ -739,6 +739,28 @@ def test_out_of_range_python_indices_raise_inside_function():
             f(x)
 
 
+def test_range_with_static_bounds_inside_function_and_a_clear_error_for_traced_ones():
+    @tapejax.function
+    def f(x, n):
+        a = tapejax.range(x.shape[0]) * 2  # known while tracing
+        b = tapejax.range(0.0, 1.0, 0.25)
+        return a, b, tapejax.range(n)
+
+    x = tapejax.ones([3])
+    a, b, c = f(x, tapejax.constant(2))  # the first call runs eagerly
+    np.testing.assert_array_equal(a.numpy(), [0, 2, 4])
+    assert a.dtype == "int32" and b.dtype == "float32"
+    np.testing.assert_array_equal(c.numpy(), [0, 1])
+    with pytest.raises(NotImplementedError, match="range inside tapejax.function needs bounds"):
+        f(x, tapejax.constant(2))
+    g = tapejax.function(lambda x: (tapejax.range(x.shape[0]), tapejax.range(0.0, 1.0, 0.25)))
+    for _ in range(2):
+        a, b = g(x)
+        np.testing.assert_array_equal(a.numpy(), [0, 1, 2])
+        np.testing.assert_array_equal(b.numpy(), [0.0, 0.25, 0.5, 0.75])
+        assert b.dtype == "float32"
+
+
 def test_slice_with_a_traced_begin_inside_function():
     f = tapejax.function(lambda x, b: tapejax.slice(x, tapejax.stack([b, 0]), [1, 2]))
     x = tapejax.constant(arr("float32", (3, 2)))

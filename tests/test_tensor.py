@@ -134,6 +134,9 @@ DTYPE_CONVERSIONS = [
     (lambda tf: tf.convert_to_tensor([1, 2], dtype_hint=tf.float32), [1.0, 2.0], "float32"),
     (lambda tf: tf.convert_to_tensor([1.5, 2], dtype_hint=tf.int32), [1.5, 2.0], "float32"),
     (lambda tf: tf.constant(tf.Variable(1.5), dtype=tf.int32), 1, "int32"),
+    # An empty sequence converts to any dtype: it holds no value to lose.
+    (lambda tf: tf.convert_to_tensor([], dtype=tf.int32), np.zeros(0, np.int32), "int32"),
+    (lambda tf: tf.constant([[]], dtype=tf.bool), np.zeros((1, 0), bool), "bool"),
 ]
 
 

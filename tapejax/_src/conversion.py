@@ -226,11 +226,12 @@ def _from_python_or_numpy(value, dtype: dtypes.DType | None) -> Tensor:
         src = _python_array(value)
     except NotImplementedError:
         raise _cannot_convert(value, dtype) from None
-    if src.dtype.kind in "fc" and target.kind in "iub":
+    # An empty sequence holds no value to lose: it converts to any dtype, as in TF.
+    if src.size and src.dtype.kind in "fc" and target.kind in "iub":
         raise _cannot_convert(value, dtype)
-    if src.dtype.kind == "c" and target.kind == "f":
+    if src.size and src.dtype.kind == "c" and target.kind == "f":
         raise _cannot_convert(value, dtype)
-    if src.dtype.kind in "iu" and target.kind == "b":
+    if src.size and src.dtype.kind in "iu" and target.kind == "b":
         raise _cannot_convert(value, dtype)
     # Integers wrap around into narrower integer types, as TF's conversion does.
     return _to_device(src.astype(target), value)

@@ -75,16 +75,28 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     """
     if limit is None:
         start, limit = 0, start
-    args = [
-        to_tensor(v)
-        if isinstance(v, Tensor) or getattr(v, "_is_variable", False)
-        else convert_to_tensor(v, dtype=dtype)
-        for v in (start, limit, delta)
-    ]
+    dtypes_, values = [], []
+    for v in (start, limit, delta):
+        if isinstance(v, Tensor) or getattr(v, "_is_variable", False):
+            t = to_tensor(v)
+            if isinstance(t._value, jax.core.Tracer):
+                raise NotImplementedError(
+                    "tapejax.range inside tapejax.function needs bounds known while tracing "
+                    "(Python numbers, or `x.shape[0]`): its length sets the result's shape, "
+                    "and XLA shapes are static. For a length known only at run time, take "
+                    "a static maximum and mask (`tapejax.sequence_mask`)."
+                )
+            dtypes_.append(t.dtype)
+            values.append(np.asarray(t._value).item())
+        else:
+            # Read on the host: inside a trace a converted constant is a tracer.
+            arr = np.asarray(v)
+            dtypes_.append(convert_to_tensor(arr if arr.ndim else v, dtype=dtype).dtype)
+            values.append(arr.item())
     if dtype is None:
-        dtype = max((a.dtype for a in args), key=lambda d: _RANGE_HIERARCHY.index(d.name))
+        dtype = max(dtypes_, key=lambda d: _RANGE_HIERARCHY.index(d.name))
     npd = _dtype_np(dtype)
-    s, l, d = (np.asarray(a._value).item() for a in args)
+    s, l, d = values
     if d == 0:
         raise InvalidArgumentError(None, None, f"Requires delta != 0: {d} [Op:Range]")
     if d > 0 and s > l:
