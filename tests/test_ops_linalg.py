@@ -793,6 +793,43 @@ def test_complex_gradients_are_tfs(fn):
     _same_as_tf(fn, spd("complex64", (3, 3)))
 
 
+def test_complex_det_gradient_is_right_where_tfs_drops_a_conjugate():
+    """TF's ``MatrixDeterminant`` gradient is ``grad * det * inv(a)^H``, right only where
+    the determinant is real; tapejax's is ``grad * conj(det) * inv(a)^H``, checked here
+    against central differences of a real loss (docs/compat.md)."""
+    a = np.array([[1 + 2j, 0.5 - 1j], [0.3 + 0.2j, 2 - 1j]], np.complex128)
+
+    def loss(m):
+        d = np.linalg.det(m)
+        return d.real + 2 * d.imag
+
+    x = tapejax.constant(a.astype(np.complex64))
+    with tapejax.GradientTape() as tape:
+        tape.watch(x)
+        d = tapejax.linalg.det(x)
+        y = tapejax.math.real(d) + 2 * tapejax.math.imag(d)
+    got = tape.gradient(y, x).numpy()
+    eps = 1e-6
+    want = np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        for unit in (1, 1j):
+            e = np.zeros_like(a)
+            e[idx] = eps * unit
+            want[idx] += unit * (loss(a + e) - loss(a - e)) / (2 * eps)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    tf_formula = (1 + 2j) * np.linalg.det(a) * np.linalg.inv(a).conj().T
+    np.testing.assert_allclose(
+        _tape_grad(tensorflow, lambda tf, m: _re_2im(tf, tf.linalg.det(m)), a.astype(np.complex64)),
+        tf_formula,
+        rtol=1e-4,
+    )
+    assert not np.allclose(got, tf_formula, atol=1e-2)
+
+
+def _re_2im(tf, d):
+    return tf.math.real(d) + 2 * tf.math.imag(d)
+
+
 def test_eigh_degenerate_eigenvalues_give_tfs_finite_gradient():
     # A repeated eigenvalue: JAX's 1 / (e_j - e_i) is inf (NaN gradients); TF broadens it.
     a = np.diag([1.0, 1.0, 3.0]).astype("float32")
