@@ -29,11 +29,6 @@ _DENSE_GRADIENTS = (
     "duplicate indices summed (TF's value after tf.convert_to_tensor)"
 )
 _NO_STRINGS = "tapejax has no string dtype: tf.constant('...') raises NotImplementedError"
-_NO_COMPOSITES = (
-    "tapejax has no SparseTensor/CompositeTensor: building or watching one raises "
-    "(AttributeError while tf.sparse is absent, NotImplementedError once it exists)"
-)
-
 
 # ----------------------------------------------------------------- basics & structures
 
@@ -900,9 +895,6 @@ def case_watch_nested_structure(tf):
     return g.gradient(out, [x, y, z])
 
 
-@case(
-    deviation=_NO_COMPOSITES, expect=harness.raises_one_of("AttributeError", "NotImplementedError")
-)
 def case_watch_sparse_tensor_components(tf):
     # testWatchComposite: watching a SparseTensor watches its values
     s = tf.sparse.SparseTensor(indices=[[0, 0], [1, 2]], values=[1.0, 2.0], dense_shape=[3, 4])
