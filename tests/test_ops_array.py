@@ -1435,3 +1435,18 @@ def test_array_ops_trace_inside_function_with_eager_values():
         strict=True,
     ):
         np.testing.assert_allclose(got.numpy(), np.asarray(want), rtol=1e-6)
+
+
+def test_pad_of_a_complex_then_a_real_tensor_shares_no_broken_program():
+    # The default constant is 0j for a complex tensor and 0.0 for a real one; the two are
+    # equal as static arguments, so the second call finds the first one's compiled pad.
+    c = tapejax.constant([1 + 2j, 3j], dtype=tapejax.complex64)
+    r = tapejax.constant([1.0, 2.0])
+    for tf in (tensorflow, tapejax):
+        np.testing.assert_array_equal(
+            tf.pad(tf.constant(c.numpy()), [[1, 1]]).numpy(), [0, 1 + 2j, 3j, 0]
+        )
+    np.testing.assert_array_equal(tapejax.pad(c, [[1, 1]]).numpy(), [0, 1 + 2j, 3j, 0])
+    out = tapejax.pad(r, [[1, 1]])
+    assert out.dtype == tapejax.float32
+    np.testing.assert_array_equal(out.numpy(), [0.0, 1.0, 2.0, 0.0])

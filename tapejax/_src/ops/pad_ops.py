@@ -24,6 +24,10 @@ from .array_ops import reshape
 
 def _pad_fn(x, *, paddings, mode, constant):
     if mode == "CONSTANT":
+        # Static arguments equal in value share one cache entry (``0j == 0.0``), so a real
+        # tensor may arrive here with a complex constant whose imaginary part is zero.
+        if isinstance(constant, complex) and not jnp.iscomplexobj(x):
+            constant = constant.real
         return jnp.pad(x, paddings, constant_values=jnp.asarray(constant, x.dtype))
     return jnp.pad(x, paddings, mode=mode.lower())
 
