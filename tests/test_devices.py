@@ -237,3 +237,11 @@ def test_run_functions_eagerly_aliases():
         assert tf.config.experimental_functions_run_eagerly() is True
     finally:
         tf.config.run_functions_eagerly(False)
+
+
+# Checked above through a namespace variable (tools/tf_coverage.py).
+OTHERWISE_TESTED = {
+    "config.LogicalDevice",
+    "config.get_soft_device_placement",
+    "config.set_soft_device_placement",
+}

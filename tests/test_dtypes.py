@@ -285,3 +285,7 @@ def test_dtypes_casts_inside_a_function():
 
     a, b = f(tf.constant([1.7, -2.2]))
     assert a.numpy().tolist() == [1, -2] and b.numpy().tolist() == [127, -128]
+
+
+# The dtypes that test_every_dtype_has_tfs_properties checks in a loop (tools/tf_coverage.py).
+OTHERWISE_TESTED = {f"dtypes.{n}" for n in _all_dtypes(tf.dtypes)}
