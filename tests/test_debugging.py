@@ -280,6 +280,17 @@ def test_passing_checks(fw):
     assert not num(tf.Variable(1.0)) and not num(1.0)
 
 
+def test_assert_same_float_dtype_with_64_bit_types_as_tf(x64):
+    def f(tf):
+        tf.debugging.assert_same_float_dtype([tf.constant(1.0), tf.constant(1.0, tf.float64)])
+
+    check_error(
+        f,
+        "ValueError",
+        r"^tf.Tensor\(1.0, shape=\(\), dtype=float64\), type=<dtype: 'float64'>, must be of the same type \(<dtype: 'float32'>\) as tf.Tensor\(1.0, shape=\(\), dtype=float32\).$",
+    )
+
+
 # Inside tf.function: TF's graph texts (tensor names aside), from the tapejax program's
 # run-time check on every call (the first, eager call gives the same text).
 TRACED = [

@@ -289,3 +289,14 @@ def test_dtypes_casts_inside_a_function():
 
 # The dtypes that test_every_dtype_has_tfs_properties checks in a loop (tools/tf_coverage.py).
 OTHERWISE_TESTED = {f"dtypes.{n}" for n in _all_dtypes(tf.dtypes)}
+
+
+def test_dtypes_64_bit_types_with_x64(x64):
+    x = tf.dtypes.cast(tf.constant([1.5, -2.5]), tf.dtypes.float64)
+    assert x.dtype == tf.dtypes.float64 and x.numpy().dtype == np.float64
+    assert tf.dtypes.saturate_cast(x * 1e10, tf.dtypes.int64).numpy().tolist() == [
+        15000000000,
+        -25000000000,
+    ]
+    z = tf.dtypes.complex(x, x)
+    assert z.dtype == tf.dtypes.complex128
