@@ -1,5 +1,73 @@
-"""``tf.debugging``: TF 2's assertions."""
+"""``tf.debugging``: assertions on values, dtypes and shapes, ``check_numerics``, and the
+debugging switches (check numerics everywhere, log device placement, traceback
+filtering)."""
 
-from tapejax._src.asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank
+from tapejax._src.asserts import (
+    Assert,
+    assert_equal,
+    assert_greater,
+    assert_greater_equal,
+    assert_less,
+    assert_less_equal,
+    assert_none_equal,
+    assert_rank,
+    assert_rank_at_least,
+    assert_rank_in,
+)
+from tapejax._src.checks import (
+    assert_all_finite,
+    assert_integer,
+    assert_near,
+    assert_negative,
+    assert_non_negative,
+    assert_non_positive,
+    assert_positive,
+    assert_proper_iterable,
+    assert_same_float_dtype,
+    assert_scalar,
+    assert_shapes,
+    assert_type,
+    check_numerics,
+    disable_check_numerics,
+    disable_traceback_filtering,
+    enable_check_numerics,
+    enable_traceback_filtering,
+    get_log_device_placement,
+    is_numeric_tensor,
+    is_traceback_filtering_enabled,
+    set_log_device_placement,
+)
 
-__all__ = ["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"]
+__all__ = [
+    "Assert",
+    "assert_all_finite",
+    "assert_equal",
+    "assert_greater",
+    "assert_greater_equal",
+    "assert_integer",
+    "assert_less",
+    "assert_less_equal",
+    "assert_near",
+    "assert_negative",
+    "assert_non_negative",
+    "assert_non_positive",
+    "assert_none_equal",
+    "assert_positive",
+    "assert_proper_iterable",
+    "assert_rank",
+    "assert_rank_at_least",
+    "assert_rank_in",
+    "assert_same_float_dtype",
+    "assert_scalar",
+    "assert_shapes",
+    "assert_type",
+    "check_numerics",
+    "disable_check_numerics",
+    "disable_traceback_filtering",
+    "enable_check_numerics",
+    "enable_traceback_filtering",
+    "get_log_device_placement",
+    "is_numeric_tensor",
+    "is_traceback_filtering_enabled",
+    "set_log_device_placement",
+]

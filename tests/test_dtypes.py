@@ -180,3 +180,123 @@ def test_bfloat16_numpy_arrays_convert():
     assert t.dtype == tf.bfloat16 and t.numpy().tolist() == [1.5, -2.0]
     with pytest.raises(NotImplementedError, match="no string tensors"):
         tf.constant(np.zeros(2, dtype="V4"))
+
+
+# -- tf.dtypes as a namespace, against live TensorFlow --------------------------------------
+
+
+def _tf():
+    return pytest.importorskip("tensorflow")
+
+
+def _all_dtypes(ns):
+    return [n for n in ns.__all__ if isinstance(getattr(ns, n), tf.DType)]
+
+
+def test_dtypes_namespace_has_tfs_names():
+    tft = _tf()
+    for ours, theirs in (
+        (tf.dtypes, tft.dtypes),
+        (tf.dtypes.experimental, tft.dtypes.experimental),
+    ):
+        assert sorted(ours.__all__) == sorted(n for n in dir(theirs) if not n.startswith("_"))
+    assert tf.dtypes.cast is tf.cast and tf.dtypes.complex is tf.complex
+    assert tf.dtypes.saturate_cast is tf.saturate_cast and tf.dtypes.DType is tf.DType
+    assert tf.qint8 is tf.dtypes.qint8 and tf.variant is tf.dtypes.variant
+
+
+def _limit(d, attr):
+    try:
+        return float(getattr(d, attr))
+    except TypeError as e:
+        return ("TypeError", str(e))
+
+
+@pytest.mark.parametrize("experimental", [False, True], ids=["dtypes", "experimental"])
+def test_every_dtype_has_tfs_properties(experimental):
+    tft = _tf()
+    ns, tns = (
+        (tf.dtypes.experimental, tft.dtypes.experimental)
+        if experimental
+        else (tf.dtypes, tft.dtypes)
+    )
+    props = ("name", "is_floating", "is_integer", "is_complex", "is_bool", "is_unsigned")
+    props += ("is_numeric", "is_quantized", "size", "as_datatype_enum", "is_numpy_compatible")
+    for n in _all_dtypes(ns):
+        d, t = getattr(ns, n), getattr(tns, n)
+        assert [getattr(d, p) for p in props] == [getattr(t, p) for p in props], n
+        assert (repr(d), str(d)) == (repr(t), str(t))
+        assert tf.as_dtype(t.name) is d and tf.as_dtype(t.as_datatype_enum) is d
+        assert pickle.loads(pickle.dumps(d)) is d
+        if t.is_numpy_compatible and t.name != "string":
+            assert d.as_numpy_dtype == t.as_numpy_dtype and tf.as_dtype(t.as_numpy_dtype) is d
+        if d.is_floating or d.is_integer:
+            assert _limit(d, "min") == _limit(t, "min") and _limit(d, "max") == _limit(t, "max")
+    assert tf.dtypes.QUANTIZED_DTYPES == {
+        tf.as_dtype(t.name) for t in tft.dtypes.QUANTIZED_DTYPES if not t.name.endswith("_ref")
+    }
+
+
+def test_quantized_limits_raise_tfs_text():
+    with pytest.raises(TypeError) as ours:
+        _ = tf.qint8.min
+    with pytest.raises(TypeError) as theirs:
+        _ = _tf().qint8.min
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_narrow_experimental_types_hold_values_as_tf():
+    tft, ex = _tf(), tf.dtypes.experimental
+    for name, value in (("float8_e4m3fn", [1.0, -2.5, 300.0]), ("float8_e5m2", [0.1, 3.0])):
+        ours = tf.constant(value, dtype=getattr(ex, name))
+        theirs = tft.constant(value, dtype=getattr(tft.dtypes.experimental, name))
+        assert ours.dtype == getattr(ex, name)
+        np.testing.assert_array_equal(
+            ours.numpy().astype(np.float32), theirs.numpy().astype(np.float32)
+        )
+        cast = tf.cast(tf.constant(value), getattr(ex, name))
+        np.testing.assert_array_equal(
+            cast.numpy().astype(np.float32), ours.numpy().astype(np.float32)
+        )
+    assert tf.constant([-8, 7], dtype=ex.int4).numpy().tolist() == [-8, 7]
+    for fw, dt in ((tf, ex.int4), (tft, tft.dtypes.experimental.int4)):
+        with pytest.raises(TypeError, match="Cannot convert 1.5 to EagerTensor of dtype int4"):
+            fw.constant(1.5, dtype=dt)
+
+
+@pytest.mark.parametrize("name", ["qint8", "quint16", "resource", "variant"])
+def test_types_no_tensor_holds_raise(name):
+    d = getattr(tf.dtypes, name)
+    for make in (
+        lambda: tf.constant([1, 2], dtype=d),
+        lambda: tf.cast(tf.constant([1.0]), d),
+        lambda: tf.zeros([2], d),
+    ):
+        with pytest.raises(NotImplementedError, match=f"{name[:4]}.*no JAX array type"):
+            make()
+
+
+def test_dtypes_casts_inside_a_function():
+    @tf.function
+    def f(x):
+        return tf.dtypes.cast(x, tf.dtypes.int32), tf.dtypes.saturate_cast(
+            x * 100.0, tf.dtypes.int8
+        )
+
+    a, b = f(tf.constant([1.7, -2.2]))
+    assert a.numpy().tolist() == [1, -2] and b.numpy().tolist() == [127, -128]
+
+
+# The dtypes that test_every_dtype_has_tfs_properties checks in a loop (tools/tf_coverage.py).
+OTHERWISE_TESTED = {f"dtypes.{n}" for n in _all_dtypes(tf.dtypes)}
+
+
+def test_dtypes_64_bit_types_with_x64(x64):
+    x = tf.dtypes.cast(tf.constant([1.5, -2.5]), tf.dtypes.float64)
+    assert x.dtype == tf.dtypes.float64 and x.numpy().dtype == np.float64
+    assert tf.dtypes.saturate_cast(x * 1e10, tf.dtypes.int64).numpy().tolist() == [
+        15000000000,
+        -25000000000,
+    ]
+    z = tf.dtypes.complex(x, x)
+    assert z.dtype == tf.dtypes.complex128

@@ -380,7 +380,21 @@ NOT_DIFFERENTIABLE = {
 
 
 # The public namespaces whose ops need a Case, and the files that hold Cases.
-NAMESPACES = ("", "math", "math.special", "nn", "linalg", "random", "image", "signal", "sparse")
+NAMESPACES = (
+    "",
+    "math",
+    "math.special",
+    "nn",
+    "linalg",
+    "random",
+    "image",
+    "signal",
+    "sparse",
+    "debugging",
+    "dtypes",
+    "errors",
+    "config",
+)
 
 
 def _public_ops():

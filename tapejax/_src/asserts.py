@@ -1,5 +1,5 @@
-"""TF 2's assertions (``tf.Assert``, ``tf.assert_equal``, ``tf.assert_less``,
-``tf.assert_greater``, ``tf.assert_rank``) with TF's error types and texts.
+"""TF 2's assertions (``tf.Assert``, ``tf.debugging.assert_equal``, ``assert_less`` ...,
+``assert_rank`` ...) with TF's error types and texts.
 
 Eagerly an assertion checks at once and raises TF's eager text. Inside a
 ``tapejax.function`` it takes TF's graph path, on every call alike: ranks are checked
@@ -21,10 +21,21 @@ from .errors import InvalidArgumentError
 from .ops._helpers import to_tensor
 from .tensor import Tensor
 
-__all__ = ["Assert", "assert_equal", "assert_less", "assert_greater", "assert_rank"]
+__all__ = [
+    "Assert",
+    "assert_equal",
+    "assert_none_equal",
+    "assert_less",
+    "assert_less_equal",
+    "assert_greater",
+    "assert_greater_equal",
+    "assert_rank",
+    "assert_rank_at_least",
+    "assert_rank_in",
+]
 
 
-def _concrete(t: Tensor) -> bool:
+def is_concrete(t: Tensor) -> bool:
     return not isinstance(t._value, jax.core.Tracer)
 
 
@@ -117,6 +128,25 @@ def _summarize_eager(item, summarize) -> str:
     return str(value) if summarize != 0 else ""
 
 
+def _pretty_print(item, summarize) -> str:
+    """TF's ``check_ops._pretty_print``: a data item of an eager assertion's own text."""
+    if not isinstance(item, Tensor):
+        return str(item)
+    value = item.numpy()
+    if np.isscalar(value):
+        return str(value)
+    flat = value.reshape(-1)
+    items = [str(x) for x in flat[: int(summarize)]]
+    if len(items) < flat.size:
+        items.append("...")
+    return str(items)
+
+
+def message_prefix(message) -> str:
+    """TF's ``_message_prefix``: ``"msg.  "``, or nothing."""
+    return f"{message}.  " if message else ""
+
+
 # -- the assertions ---------------------------------------------------------------------------
 
 
@@ -131,7 +161,7 @@ def _graph_assert(condition, items: list, summarize) -> None:
         )
     summarize = 3 if summarize is None else summarize
     tensors = [t for t in items if isinstance(t, Tensor)]
-    if _concrete(c) and all(_concrete(t) for t in tensors):
+    if is_concrete(c) and all(is_concrete(t) for t in tensors):
         if not bool(c._value):
             raise InvalidArgumentError(
                 None, None, _graph_text(items, tuple(t._value for t in tensors), summarize)
@@ -168,7 +198,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 - TF's nam
     """
     items = _data_items(data)
     eager = execution.executing_eagerly()
-    if eager and (not isinstance(condition, Tensor) or _concrete(condition)):
+    if eager and (not isinstance(condition, Tensor) or is_concrete(condition)):
         if not condition:
             text = "\n".join(_summarize_eager(d, summarize) for d in items)
             raise InvalidArgumentError(
@@ -207,23 +237,28 @@ def _eager_failure_data(sym, x, y, test, summarize) -> list:
     return data
 
 
-def _binary_assert(sym, op, x, y, message, summarize) -> None:
+def binary_assert(sym, op, x, y, message, summarize, data=None) -> None:
+    """TF's ``_binary_assert``: ``op(x, y)`` must hold everywhere. ``data`` replaces the
+    default text (the one-tensor assertions pass their own)."""
     from .ops.reduction_ops import reduce_all
 
     x, y = to_tensor(x), to_tensor(y)
     test = op(x, y)  # TF's dtype and shape errors come from the comparison op
-    if execution.executing_eagerly() and _concrete(test):
+    if execution.executing_eagerly() and is_concrete(test):
         if bool(np.all(test.numpy())):
             return
         summarize = 3 if summarize is None else (10**9 if summarize < 0 else summarize)
-        data = _eager_failure_data(sym, x, y, test, summarize)
+        if data is None:
+            data = _eager_failure_data(sym, x, y, test, summarize)
         if message is not None:
-            data = [message] + data
-        raise InvalidArgumentError(None, None, "\n".join(str(d) for d in data))
-    items = [f"Condition x {sym} y did not hold element-wise:", "x (x:0) = ", x, "y (y:0) = ", y]
+            data = [message, *data]
+        raise InvalidArgumentError(None, None, "\n".join(_pretty_print(d, summarize) for d in data))
+    if data is None:
+        data = [f"Condition x {sym} y did not hold element-wise:", "x (x:0) = ", x]
+        data += ["y (y:0) = ", y]
     if message is not None:
-        items = _data_items([message]) + items
-    _graph_assert(reduce_all(test), items, summarize)
+        data = [message, *data]
+    _graph_assert(reduce_all(test), _data_items(data), summarize)
 
 
 def assert_equal(x, y, message=None, summarize=None, name=None):
@@ -257,7 +292,9 @@ def assert_equal(x, y, message=None, summarize=None, name=None):
     """
     from .ops.math_ops import equal
 
-    _binary_assert("==", equal, x, y, message, summarize)
+    if x is y:  # TF's shortcut: the same tensor is equal to itself, NaN or not
+        return None
+    binary_assert("==", equal, x, y, message, summarize)
 
 
 def assert_less(x, y, message=None, summarize=None, name=None):
@@ -265,7 +302,7 @@ def assert_less(x, y, message=None, summarize=None, name=None):
     as ``assert_equal`` otherwise."""
     from .ops.math_ops import less
 
-    _binary_assert("<", less, x, y, message, summarize)
+    binary_assert("<", less, x, y, message, summarize)
 
 
 def assert_greater(x, y, message=None, summarize=None, name=None):
@@ -273,7 +310,71 @@ def assert_greater(x, y, message=None, summarize=None, name=None):
     as ``assert_equal`` otherwise."""
     from .ops.math_ops import greater
 
-    _binary_assert(">", greater, x, y, message, summarize)
+    binary_assert(">", greater, x, y, message, summarize)
+
+
+def assert_none_equal(x, y, summarize=None, message=None, name=None):
+    """Asserts ``x != y`` elementwise, with broadcasting
+    (``tf.debugging.assert_none_equal``; note TF's argument order); as ``assert_equal``
+    otherwise."""
+    from .ops.math_ops import not_equal
+
+    binary_assert("!=", not_equal, x, y, message, summarize)
+
+
+def assert_less_equal(x, y, message=None, summarize=None, name=None):
+    """Asserts ``x <= y`` elementwise, with broadcasting
+    (``tf.debugging.assert_less_equal``); as ``assert_equal`` otherwise."""
+    from .ops.math_ops import less_equal
+
+    binary_assert("<=", less_equal, x, y, message, summarize)
+
+
+def assert_greater_equal(x, y, message=None, summarize=None, name=None):
+    """Asserts ``x >= y`` elementwise, with broadcasting
+    (``tf.debugging.assert_greater_equal``); as ``assert_equal`` otherwise."""
+    from .ops.math_ops import greater_equal
+
+    binary_assert(">=", greater_equal, x, y, message, summarize)
+
+
+def checked_input(x):
+    """An assertion's input: a SparseTensor as itself (TF checks its shape), else a Tensor."""
+    from .sparse_tensor import SparseTensor
+
+    return x if isinstance(x, SparseTensor) else to_tensor(x)
+
+
+def _rank_assert(x, ranks, message, what: str, holds) -> None:
+    """TF's ``_assert_ranks_condition``: static ranks checked at once (ValueError with TF's
+    text), a traced one at run time. ``holds(actual, wanted_ranks)`` is the condition on
+    Python ints or on Tensors alike."""
+    from .ops.array_ops import rank as rank_of
+    from .ops.array_ops import shape
+
+    x = checked_input(x)
+    ranks = [to_tensor(r) if isinstance(r, Tensor) else convert_to_tensor(r) for r in ranks]
+    for r in ranks:
+        if r.dtype.name != "int32":
+            raise TypeError(f"tensor must be of type tf.int32; got {r.dtype!r}")
+    prefix = message_prefix(message)
+    if all(is_concrete(r) for r in ranks):
+        if any(r._v.shape != () for r in ranks):
+            raise ValueError("Rank must be a scalar.")
+        wanted = [int(r._value) for r in ranks]
+        if not holds(x.shape.rank, wanted):
+            shown = wanted[0] if len(wanted) == 1 and what != "in" else tuple(wanted)
+            raise ValueError(
+                f"{prefix}Tensor  must have rank{' ' + what if what else ''} {shown}.  "
+                f"Received rank {x.shape.rank}, shape {x.shape}"
+            )
+        return None
+    if any(r._v.shape != () for r in ranks):
+        raise ValueError("Rank must be a scalar.")
+    items = [prefix, f"Tensor  must have rank{' ' + what if what else ''}", *ranks]
+    items += ["Received shape: ", shape(x)]
+    _graph_assert(holds(rank_of(x), ranks), items, None)
+    return None
 
 
 def assert_rank(x, rank, message=None, name=None):
@@ -283,29 +384,60 @@ def assert_rank(x, rank, message=None, name=None):
     once, inside ``tapejax.function`` too (TF's static check); a traced ``rank`` is a
     run-time check.
 
+    Args:
+        x: a tensor or SparseTensor.
+        rank: a scalar int32 (Python int or tensor).
+        message: a prefix of the error text.
+        name: ignored (TF's op name).
+
     Raises:
         ValueError: the rank differs (TF's text), or ``rank`` is not a scalar.
         TypeError: ``rank`` is not int32.
     """
-    from .ops.array_ops import rank as rank_of
-    from .ops.array_ops import shape
     from .ops.math_ops import equal
 
-    x = to_tensor(x)
-    r = to_tensor(rank) if isinstance(rank, Tensor) else convert_to_tensor(rank)
-    if r.dtype.name != "int32":
-        raise TypeError(f"tensor must be of type tf.int32; got {r.dtype!r}")
-    if r._v.shape != ():
-        raise ValueError("Rank must be a scalar.")
-    prefix = f"{message}.  " if message else ""
-    if _concrete(r):
-        want = int(r._value)
-        if x._v.ndim != want:
-            raise ValueError(
-                f"{prefix}Tensor  must have rank {want}.  Received rank {x._v.ndim}, "
-                f"shape {x.shape}"
-            )
-        return None
-    items = [prefix, "Tensor  must have rank", r, "Received shape: ", shape(x)]
-    _graph_assert(equal(rank_of(x), r), items, None)
-    return None
+    return _rank_assert(
+        x, [rank], message, "", lambda a, w: a == w[0] if isinstance(a, int) else equal(a, w[0])
+    )
+
+
+def assert_rank_at_least(x, rank, message=None, name=None):
+    """Asserts that ``x`` has rank ``rank`` or more (``tf.debugging.assert_rank_at_least``);
+    as ``assert_rank`` otherwise."""
+    from .ops.math_ops import greater_equal
+
+    return _rank_assert(
+        x,
+        [rank],
+        message,
+        "at least",
+        lambda a, w: a >= w[0] if isinstance(a, int) else greater_equal(a, w[0]),
+    )
+
+
+def assert_rank_in(x, ranks, message=None, name=None):
+    """Asserts that the rank of ``x`` is one of ``ranks`` (``tf.debugging.assert_rank_in``);
+    as ``assert_rank`` otherwise.
+
+    Args:
+        x: a tensor or SparseTensor.
+        ranks: an iterable of scalar int32 ranks.
+        message: a prefix of the error text.
+        name: ignored (TF's op name).
+    """
+    from .ops.math_ops import equal, logical_or
+
+    def holds(actual, wanted):
+        if isinstance(actual, int):
+            return actual in wanted
+        result = convert_to_tensor(False)
+        for w in wanted:
+            result = logical_or(result, equal(w, actual))
+        return result
+
+    return _rank_assert(x, list(ranks), message, "in", holds)
+
+
+# The names other modules of tapejax import (``linear_operator``, ``tridiagonal_eigen_ops``).
+_concrete = is_concrete
+_binary_assert = binary_assert

@@ -39,6 +39,8 @@ def canonical_np_dtype(np_dtype) -> np.dtype:
     Without x64, JAX can only hold 32-bit types; tapejax narrows and warns once per
     dtype instead of silently changing it (``docs/compat.md``, "64-bit types").
     """
+    if np_dtype is None or np.dtype(np_dtype).names:  # string/resource/variant, qint8 ...
+        raise NotImplementedError(_NO_ARRAY_TYPE)
     np_dtype = np.dtype(np_dtype)
     narrow = _NARROW.get(np_dtype)
     if narrow is None or x64_enabled():
@@ -58,6 +60,11 @@ def canonical_np_dtype(np_dtype) -> np.dtype:
 _NO_STRINGS = (
     "tapejax has no string tensors: JAX arrays hold numbers only. Keep strings in "
     "Python or NumPy and convert them to ids before they enter tapejax."
+)
+# TF's dtypes that no JAX array type matches (tf.string has its own text, _NO_STRINGS).
+_NO_ARRAY_TYPE = (
+    "tapejax tensors hold numbers and bools only: TF's string, resource, variant and "
+    "quantized (qint8, quint8, qint16, quint16, qint32) dtypes have no JAX array type."
 )
 _PY_KIND = {bool: "b", int: "i", float: "f", complex: "c"}
 _NP_KIND = {"b": "b", "i": "i", "u": "i", "f": "f", "c": "c"}
@@ -219,6 +226,8 @@ def _from_python_or_numpy(value, dtype: dtypes.DType | None) -> Tensor:
         raise _cannot_convert(value, dtype)
     if isinstance(value, (str, bytes)):
         raise _cannot_convert(value, dtype)
+    if dtype._np is None or dtype._np.names:
+        raise NotImplementedError(_NO_ARRAY_TYPE)
     target = dtype._np
     if is_numpy:
         return _to_device(np.asarray(value).astype(target), value)
@@ -226,10 +235,12 @@ def _from_python_or_numpy(value, dtype: dtypes.DType | None) -> Tensor:
         src = _python_array(value)
     except NotImplementedError:
         raise _cannot_convert(value, dtype) from None
+    # ml_dtypes' int4, float8 ... have NumPy kind "V": their DType knows what they are.
+    kind = "i" if dtype.is_integer else "f" if dtype.is_floating else target.kind
     # An empty sequence holds no value to lose: it converts to any dtype, as in TF.
-    if src.size and src.dtype.kind in "fc" and target.kind in "iub":
+    if src.size and src.dtype.kind in "fc" and kind in "iub":
         raise _cannot_convert(value, dtype)
-    if src.size and src.dtype.kind == "c" and target.kind == "f":
+    if src.size and src.dtype.kind == "c" and kind == "f":
         raise _cannot_convert(value, dtype)
     if src.size and src.dtype.kind in "iu" and target.kind == "b":
         raise _cannot_convert(value, dtype)
