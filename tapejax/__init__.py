@@ -6,6 +6,7 @@ ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneat
 
 from tapejax import (
     autodiff,
+    bitwise,
     config,
     debugging,
     distribute,
