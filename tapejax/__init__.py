@@ -17,6 +17,7 @@ from tapejax import (
     nest,
     nn,
     random,
+    sets,
     sparse,
     train,
 )
@@ -391,6 +392,7 @@ __all__ = [
     "scatter_nd",
     "searchsorted",
     "sequence_mask",
+    "sets",
     "shape",
     "shape_n",
     "sigmoid",
