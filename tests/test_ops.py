@@ -380,7 +380,20 @@ NOT_DIFFERENTIABLE = {
 
 
 # The public namespaces whose ops need a Case, and the files that hold Cases.
-NAMESPACES = ("", "math", "math.special", "nn", "linalg", "random", "image", "signal", "sparse")
+NAMESPACES = (
+    "",
+    "math",
+    "math.special",
+    "nn",
+    "linalg",
+    "random",
+    "image",
+    "signal",
+    "sparse",
+    "bitwise",
+    "nest",
+    "sets",
+)
 
 
 def _public_ops():

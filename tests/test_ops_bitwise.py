@@ -46,6 +46,14 @@ CASES = [
     fixed("bitwise.invert", lambda dt: ([1, -2],)),
     fixed(
         "bitwise.left_shift",
+        lambda dt: (np.array([1, -1, 5], np.int8), np.array([-1, 9, 70], np.int8)),
+    ),
+    fixed(
+        "bitwise.right_shift",
+        lambda dt: (np.array([1, -1, 5], np.int8), np.array([-1, 9, 70], np.int8)),
+    ),
+    fixed(
+        "bitwise.left_shift",
         lambda dt: (np.array([1, -1, 5, 7], np.int64), np.array([-1, 63, 64, 1000], np.int64)),
         x64=True,
     ),

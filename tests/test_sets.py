@@ -203,3 +203,11 @@ def test_inside_function_is_refused():
     f(tapejax.constant(A))  # the first call runs eagerly
     with pytest.raises(NotImplementedError, match="tapejax.sets.union needs concrete values"):
         f(tapejax.constant(A))
+
+
+def test_string_sets_are_refused():
+    """TF takes string sets; tapejax has no string tensors (docs/compat.md)."""
+    want = tensorflow.sets.union([["a", "b"]], [["c", "a"]])
+    assert want.values.numpy().tolist() == [b"a", b"b", b"c"]
+    with pytest.raises(NotImplementedError, match="tapejax has no string tensors"):
+        tapejax.sets.union([["a", "b"]], [["c", "a"]])
