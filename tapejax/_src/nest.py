@@ -152,13 +152,15 @@ def same_namedtuples(nest1, nest2) -> bool:
 # -- children of a node ----------------------------------------------------------------------
 
 
-def _children(x, kind: int) -> list:
-    """The children of a node in ``flatten``'s order (an unsortable dict raises Python's
-    own TypeError, as TF's ``flatten`` does)."""
-    if kind == _SEQUENCE:
+def _children(x, kind: int, tf_sort_error: bool = False) -> list:
+    """The children of a node in ``flatten``'s order. An unsortable dict raises Python's
+    own TypeError, as TF's ``flatten`` does, or (``tf_sort_error``) the text TF's
+    ``pack_sequence_as`` gives."""
+    if kind == _SEQUENCE:  # a namedtuple's fields are in its tuple order
         return list(x)
     if kind == _DICT or kind == _MAPPING:
-        return [x[k] for k in sorted(x.keys())]
+        keys = _sorted_keys_or_raise(x) if tf_sort_error else sorted(x.keys())
+        return [x[k] for k in keys]
     if kind == _ATTRS:
         return [getattr(x, a.name) for a in type(x).__attrs_attrs__]
     if kind == _CUSTOM:
@@ -193,10 +195,12 @@ def _sorted_items(x, kind: int) -> list:
 
 def sequence_like(instance, args):
     """A node like ``instance`` holding the children ``args`` (in ``flatten``'s order)."""
+    cls = type(instance)
+    if cls is list or cls is tuple:
+        return cls(args)
     kind = _kind(instance, isinstance(instance, CompositeTensor))
     if kind == _DICT or kind == _MAPPING:
         result = dict(zip(_sorted_keys_or_raise(instance), args))
-        cls = type(instance)
         if isinstance(instance, MutableMapping):
             d = defaultdict(instance.default_factory) if cls is defaultdict else cls()
             for key in instance:
@@ -316,12 +320,10 @@ def pack_sequence_as(structure, flat_sequence, expand_composites: bool = False):
         >>> tf.nest.pack_sequence_as({"b": 0, "a": [0]}, [1, 2])
         {'b': 2, 'a': [1]}
     """
-    if (
-        _flat(structure)
-        and type(flat_sequence) in (list, tuple)
-        and len(flat_sequence) == len(structure)
-    ):
-        return list(flat_sequence) if type(structure) is list else tuple(flat_sequence)
+    if _flat(structure):
+        kind = type(flat_sequence)
+        if (kind is list or kind is tuple) and len(flat_sequence) == len(structure):
+            return list(flat_sequence) if type(structure) is list else tuple(flat_sequence)
     expand = bool(expand_composites)
     if _kind(flat_sequence, expand) == _LEAF:
         raise TypeError(
@@ -356,7 +358,7 @@ def pack_sequence_as(structure, flat_sequence, expand_composites: bool = False):
 
 def _packed(structure, flat: list, index: int, expand: bool):
     packed = []
-    for _, s in _sorted_items(structure, _kind(structure, expand)):
+    for s in _children(structure, _kind(structure, expand), True):
         if _kind(s, expand) != _LEAF:
             index, child = _packed(s, flat, index, expand)
             packed.append(sequence_like(s, child))
