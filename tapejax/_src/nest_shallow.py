@@ -285,7 +285,7 @@ def get_traverse_shallow_structure(traverse_fn, structure, expand_composites=Fal
     if isinstance(to_traverse, bool):
         if not to_traverse:
             return False
-        for branch in _values(structure, False):
+        for branch in _values(structure, expand):
             level.append(get_traverse_shallow_structure(traverse_fn, branch, expand))
     elif not _nested(to_traverse, expand):
         raise TypeError(
@@ -293,7 +293,7 @@ def get_traverse_shallow_structure(traverse_fn, structure, expand_composites=Fal
         )
     else:
         assert_shallow_structure(to_traverse, structure, expand_composites=expand)
-        for t, branch in zip(_values(to_traverse, False), _values(structure, False)):
+        for t, branch in zip(_values(to_traverse, expand), _values(structure, expand)):
             if not isinstance(t, bool):
                 raise TypeError(
                     "traverse_fn didn't return a depth=1 structure of bools.  saw: "
