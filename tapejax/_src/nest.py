@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, MappingView, MutableMapping, Sequence
 
+import jax
+
 from . import composite
 from .composite import CompositeTensor
 
@@ -453,7 +455,10 @@ def _spec_text(x) -> str:
 
         shape = x.dense_shape
         dense = "None" if shape is None else repr(shape.dtype)
-        dims = [None, *x.values.shape[1:]] if shape is None else [int(d) for d in shape]
+        try:  # the dense shape's values, where they are known (not traced)
+            dims = [int(d) for d in shape]
+        except (TypeError, jax.errors.ConcretizationTypeError):
+            dims = [None, *x.values.shape[1:]]
         return (
             f"type=IndexedSlicesSpec str=IndexedSlicesSpec({TensorShape(dims)!r}, "
             f"{x.values.dtype!r}, {x.indices.dtype!r}, {dense}, {x.indices.shape!r})"
