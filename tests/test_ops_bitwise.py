@@ -25,8 +25,11 @@ from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.
 )
 
 NAMES = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
-INTS32 = ("int8", "uint8", "int16", "uint16", "int32", "uint32")
-SHAPES = ((5,), (2, 5))
+# Without JAX's 64-bit mode; the int64/uint64 cases below turn it on. The second operand
+# has the first's last dimension only: broadcasting is part of every case.
+INTS = ("int8", "uint16", "int32")
+SHIFT_INTS = ("int8", "uint8", "int16", "uint32")
+SHAPES = ((2, 5),)
 
 
 def _pair(lo_y, hi_y):
@@ -38,10 +41,10 @@ def _pair(lo_y, hi_y):
 
 
 CASES = [
-    *(Case(f"bitwise.{n}", _pair(-100, 100), dtypes=INTS32, shapes=SHAPES) for n in NAMES[:3]),
+    *(Case(f"bitwise.{n}", _pair(-100, 100), dtypes=INTS, shapes=SHAPES) for n in NAMES[:3]),
     # amounts below 0 and at or past the width: TF clamps them to [0, bits - 1]
-    *(Case(f"bitwise.{n}", _pair(-3, 40), dtypes=INTS32, shapes=SHAPES) for n in NAMES[3:]),
-    Case("bitwise.invert", lambda dt, shape: ((arr(dt, shape, 0, 100),), {}), dtypes=INTS32),
+    *(Case(f"bitwise.{n}", _pair(-3, 40), dtypes=SHIFT_INTS, shapes=SHAPES) for n in NAMES[3:]),
+    Case("bitwise.invert", lambda dt, shape: ((arr(dt, shape, 0, 100),), {}), dtypes=INTS),
     fixed("bitwise.bitwise_xor", lambda dt: (5, 3)),
     fixed("bitwise.invert", lambda dt: ([1, -2],)),
     fixed(
