@@ -371,6 +371,8 @@ def test_what_tapejax_does_not_expand():
     assert nest.flatten([op]) == [op]
     with pytest.raises(NotImplementedError, match="LinearOperatorIdentity"):
         nest.flatten([op], expand_composites=True)
+    with tapejax.GradientTape() as tape, pytest.raises(NotImplementedError, match="LinearOp"):
+        tape.watch(op)
 
 
 # -- with Tensors: tapes and tapejax.function ----------------------------------------------
