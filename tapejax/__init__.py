@@ -6,6 +6,7 @@ ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneat
 
 from tapejax import (
     autodiff,
+    bitwise,
     config,
     debugging,
     distribute,
@@ -14,8 +15,10 @@ from tapejax import (
     image,
     linalg,
     math,
+    nest,
     nn,
     random,
+    sets,
     sparse,
     train,
 )
@@ -258,6 +261,7 @@ __all__ = [
     "batch_to_space",
     "bfloat16",
     "bitcast",
+    "bitwise",
     "bool",
     "boolean_mask",
     "broadcast_dynamic_shape",
@@ -352,6 +356,7 @@ __all__ = [
     "multiply",
     "name_scope",
     "negative",
+    "nest",
     "newaxis",
     "no_gradient",
     "no_op",
@@ -402,6 +407,7 @@ __all__ = [
     "scatter_nd",
     "searchsorted",
     "sequence_mask",
+    "sets",
     "shape",
     "shape_n",
     "sigmoid",

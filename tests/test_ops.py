@@ -394,6 +394,9 @@ NAMESPACES = (
     "dtypes",
     "errors",
     "config",
+    "bitwise",
+    "nest",
+    "sets",
 )
 
 

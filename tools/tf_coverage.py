@@ -36,6 +36,9 @@ NAMESPACES = (
     "dtypes",
     "errors",
     "config",
+    "bitwise",
+    "nest",
+    "sets",
 )
 DOC = ROOT / "docs" / "compat.md"
 BEGIN, END = "<!-- tf_coverage:begin -->", "<!-- tf_coverage:end -->"
@@ -69,7 +72,8 @@ def _tested_names() -> set[str]:
             module = importlib.import_module(path.stem)
             tested |= set(getattr(module, "OTHERWISE_TESTED", ()))
     pattern = re.compile(
-        r"\b(?:tf|tapejax)\.((?:(?:math|nn|linalg|random|image|debugging|dtypes|errors|config)\.)?\w+)"
+        r"\b(?:tf|tapejax)\.((?:(?:math|nn|linalg|random|image|debugging|dtypes|errors|config"
+        r"|bitwise|nest|sets)\.)?\w+)"
     )
     for folder in ("tests", "compat_tests"):
         for path in (ROOT / folder).rglob("*.py"):

@@ -415,8 +415,11 @@ class ConcreteFunction:
 def _expanded(args, kwargs):
     """``(args, kwargs, flat leaves)``, composite arguments (``LinearOperator``s) taken
     apart, so that their tensors are arguments of the program."""
-    flat = nest.flatten((args, kwargs), expand_composites=True)
-    if any(composite.is_registered(x) for x in flat):
+    try:
+        flat = nest.flatten((args, kwargs), expand_composites=True)
+    except NotImplementedError:
+        # nest refuses to expand a LinearOperator (TF's component lists are not
+        # reproduced): its registered parts are taken apart here instead.
         args, kwargs = composite.expand((args, kwargs))
         flat = nest.flatten((args, kwargs), expand_composites=True)
     return args, kwargs, flat

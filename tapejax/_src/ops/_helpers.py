@@ -73,7 +73,9 @@ TF_ALLOWED = {
         ],
         _NN,
     ),
-    **dict.fromkeys(["BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert"], _BITWISE),
+    **dict.fromkeys(
+        ["BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift", "RightShift"], _BITWISE
+    ),
     "ReduceLogSumExp": _F,
 }
 _KIND_NAMES = {

@@ -12,13 +12,12 @@ from ._helpers import (
     binary_operands,
     to_tensor,
 )
+from .bitwise_ops import bitwise_and, bitwise_or, bitwise_xor, invert
 from .linalg_ops import matmul
 from .math_ops import (
-    _binary,
     _equal,
     _not_equal,
     _rtruediv,
-    _unary,
     abs,
     add,
     floordiv,
@@ -75,11 +74,6 @@ def _tensor_ne(self, other):
 
 _eq_op = _compare(_equal, False)
 _ne_op = _compare(_not_equal, True)
-
-bitwise_and = _binary("BitwiseAnd", jnp.bitwise_and, "iu", differentiable=False)
-bitwise_or = _binary("BitwiseOr", jnp.bitwise_or, "iu", differentiable=False)
-bitwise_xor = _binary("BitwiseXor", jnp.bitwise_xor, "iu", differentiable=False)
-invert = _unary("Invert", jnp.invert, "iu", differentiable=False)
 
 
 def _logical_or_bitwise(logical, bitwise):
