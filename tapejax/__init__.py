@@ -15,6 +15,7 @@ from tapejax import (
     math,
     nn,
     random,
+    signal,
     sparse,
     train,
 )
@@ -391,6 +392,7 @@ __all__ = [
     "shape_n",
     "sigmoid",
     "sign",
+    "signal",
     "sin",
     "size",
     "slice",
