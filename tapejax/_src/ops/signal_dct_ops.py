@@ -10,20 +10,22 @@ from __future__ import annotations
 
 import math
 
-from ..conversion import convert_to_tensor
-from ..tensor import Tensor
-from .array_ops import expand_dims
-from .creation_ops import range as _range
-from .join_split_ops import concat
-from .math_ops import cast, complex, exp, real, rsqrt, sqrt
-from .pad_ops import pad
-from .signal_fft_ops import irfft, rfft
+import jax
+import jax.numpy as jnp
+import numpy as np
 
-__all__ = ["dct", "idct"]
+from ..conversion import convert_to_tensor
+from ..dispatch import Op, apply
+from ..tensor import Tensor
+
+__all__ = ["dct", "dct_array", "idct"]
+
+_COMPLEX_OF = {np.dtype(np.float32): np.complex64, np.dtype(np.float64): np.complex128}
 
 
 def _validate(x: Tensor, dct_type, n, axis, norm) -> None:
-    """TF's ``_validate_dct_arguments``, in its order."""
+    """TF's ``_validate_dct_arguments``, in its order, and the dtype checks TF's ops make
+    on the way (a complex zero for integers, ``rfft``'s float types)."""
     if axis != -1:
         raise NotImplementedError(f"axis must be -1. Got: {axis}")
     if n is not None and n < 1:
@@ -37,6 +39,9 @@ def _validate(x: Tensor, dct_type, n, axis, norm) -> None:
             raise ValueError("Type-I DCT requires the dimension to be greater than one.")
     if norm not in (None, "ortho"):
         raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
+    convert_to_tensor(0.0, dtype=x.dtype)  # TF's TypeError for integer input
+    if x._v.dtype not in _COMPLEX_OF:
+        raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got: {x!s}")
 
 
 def _tensor(value) -> Tensor:
@@ -45,46 +50,57 @@ def _tensor(value) -> Tensor:
     return value if isinstance(value, Tensor) else convert_to_tensor(value)
 
 
-def _edge_weights(first, rest, length: int):
-    """``[first, rest, rest, ...]`` of ``length``, built as TF builds it (a pad)."""
-    return pad(expand_dims(first, 0), [[0, length - 1]], constant_values=rest)
+def _edge_weights(first, rest, length: int, dtype):
+    """``[first, rest, rest, ...]`` of ``length``."""
+    return jnp.concatenate([jnp.reshape(first, [1]), jnp.full([length - 1], rest, dtype)])
 
 
-def _dct(x: Tensor, dct_type: int, n, norm):
-    """TF's ``_dct_internal`` (no validation)."""
-    zero = convert_to_tensor(0.0, dtype=x.dtype)
+def dct_array(x, dct_type: int, n=None, norm=None):
+    """TF's ``_dct_internal`` on a JAX array: the type I-IV DCT of the last axis through a
+    length-2N real FFT, op for op."""
+    dt = x.dtype
+    cdt = _COMPLEX_OF[np.dtype(dt)]
     if n is not None:
-        seq_len = x._v.shape[-1]
+        seq_len = x.shape[-1]
         if n <= seq_len:
             x = x[..., 0:n]
         else:
-            x = pad(x, [[0, 0]] * (x._v.ndim - 1) + [[0, n - seq_len]])
-    axis_dim = x._v.shape[-1]
-    axis_dim_float = cast(axis_dim, x.dtype)
+            x = jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, n - seq_len)])
+    axis_dim = x.shape[-1]
+    axis_dim_float = jnp.asarray(axis_dim, dt)
+    zero = jnp.zeros([axis_dim], dt)
+    steps = jnp.arange(axis_dim).astype(dt)
     if dct_type == 1:
-        return real(rfft(concat([x, x[..., -2:0:-1]], axis=-1)))
+        return jnp.real(jnp.fft.rfft(jnp.concatenate([x, x[..., -2:0:-1]], axis=-1))).astype(dt)
     if dct_type == 2:
-        steps = cast(_range(axis_dim), x.dtype)
-        scale = 2.0 * exp(complex(zero, -steps * math.pi * 0.5 / axis_dim_float))
-        out = real(rfft(x, fft_length=[2 * axis_dim])[..., :axis_dim] * scale)
+        scale = 2.0 * jnp.exp(jax.lax.complex(zero, -steps * math.pi * 0.5 / axis_dim_float))
+        spectrum = jnp.fft.rfft(x, n=2 * axis_dim).astype(cdt)[..., :axis_dim]
+        out = jnp.real(spectrum * scale)
         if norm == "ortho":
-            n1 = 0.5 * rsqrt(axis_dim_float)
-            out = out * _edge_weights(n1, n1 * math.sqrt(2.0), axis_dim)
+            n1 = 0.5 * jax.lax.rsqrt(axis_dim_float)
+            out = out * _edge_weights(n1, n1 * math.sqrt(2.0), axis_dim, dt)
         return out
     if dct_type == 3:
         if norm == "ortho":
-            n1 = sqrt(axis_dim_float)
-            x = x * _edge_weights(n1, n1 * math.sqrt(0.5), axis_dim)
+            n1 = jnp.sqrt(axis_dim_float)
+            x = x * _edge_weights(n1, n1 * math.sqrt(0.5), axis_dim, dt)
         else:
             x = x * axis_dim_float
-        steps = cast(_range(axis_dim), x.dtype)
-        scale = 2.0 * exp(complex(zero, steps * math.pi * 0.5 / axis_dim_float))
-        return real(irfft(scale * complex(x, zero), fft_length=[2 * axis_dim]))[..., :axis_dim]
+        scale = 2.0 * jnp.exp(jax.lax.complex(zero, steps * math.pi * 0.5 / axis_dim_float))
+        spectrum = scale * jax.lax.complex(x, jnp.zeros_like(x))
+        return jnp.fft.irfft(spectrum, n=2 * axis_dim).astype(dt)[..., :axis_dim]
     # Type IV: the odd bins of the unnormalized type II DCT of the signal padded to 2N.
-    out = _dct(x, 2, 2 * axis_dim, None)[..., 1::2]
+    out = dct_array(x, 2, 2 * axis_dim, None)[..., 1::2]
     if norm == "ortho":
-        out = out * (math.sqrt(0.5) * rsqrt(axis_dim_float))
+        out = out * (math.sqrt(0.5) * jax.lax.rsqrt(axis_dim_float))
     return out
+
+
+_dct_op = Op("SignalDCT", lambda x, *, dct_type, n, norm: dct_array(x, dct_type, n, norm))
+
+
+def _dct(x: Tensor, dct_type: int, n, norm):
+    return apply(_dct_op, (x,), (("dct_type", dct_type), ("n", n), ("norm", norm)))
 
 
 def dct(input, type=2, n=None, axis=-1, norm=None, name=None):  # noqa: A002 - TF's names

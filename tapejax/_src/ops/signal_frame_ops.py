@@ -1,6 +1,6 @@
 """``tf.signal.frame`` (a signal's axis cut into overlapping frames) and
-``tf.signal.overlap_and_add`` (frames summed back into a signal), composed of tapejax's
-pad, gather, reshape and sum ops, so both are differentiable as TF's are.
+``tf.signal.overlap_and_add`` (frames summed back into a signal): each one op, a pure JAX
+function differentiated by JAX (both are linear, so their derivatives are TF's).
 
 Frame lengths and steps set output shapes: they must be known when the op runs. This
 module must never turn a traced length into a shape.
@@ -8,18 +8,17 @@ module must never turn a traced length into a shape.
 
 from __future__ import annotations
 
+import jax
+import jax.numpy as jnp
 import numpy as np
 
 from ..conversion import convert_to_tensor
+from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
-from .array_ops import reshape, transpose
-from .pad_ops import pad
-from .reduction_ops import reduce_sum
-from .selection_ops import gather
 from .signal_window_ops import scalar_int
 
-__all__ = ["frame", "overlap_and_add"]
+__all__ = ["frame", "frame_array", "frame_count", "overlap_add_array", "overlap_and_add"]
 
 
 def _tensor(value) -> Tensor:
@@ -37,6 +36,62 @@ def _floordiv(a: int, b: int) -> int:
     if b == 0:
         raise InvalidArgumentError(None, None, "Integer division by zero [Op:FloorDiv]")
     return a // b
+
+
+def frame_count(samples: int, length: int, step: int, pad_end: bool) -> int:
+    """TF's number of frames: every frame starting inside the signal with ``pad_end``,
+    else every frame that fits."""
+    if pad_end:
+        return -_floordiv(-samples, step)
+    return max(0, 1 + _floordiv(samples - length, step))
+
+
+def frame_array(x, length: int, step: int, axis: int = -1, pad_end=False, pad_value=0):
+    """``frame`` on a JAX array (``axis`` may be negative): pads the end with
+    ``pad_value`` when ``pad_end``, then gathers the frames."""
+    axis = axis % x.ndim
+    samples = x.shape[axis]
+    num_frames = frame_count(samples, length, step, pad_end)
+    if pad_end:
+        extra = max(0, length + step * (num_frames - 1) - samples)
+        if extra:
+            pads = [(0, 0)] * x.ndim
+            pads[axis] = (0, extra)
+            x = jnp.pad(x, pads, constant_values=jnp.asarray(pad_value, x.dtype))
+    starts = np.arange(num_frames, dtype=np.int32)[:, None] * np.int32(step)
+    indices = starts + np.arange(length, dtype=np.int32)[None, :]
+    return jnp.take(x, indices, axis=axis)
+
+
+def _frame_fn(x, *, length, step, axis, pad_end, pad_value):
+    return frame_array(x, length, step, axis, pad_end, pad_value[1])
+
+
+_frame_op = Op("SignalFrame", _frame_fn)
+
+
+def overlap_add_array(x, step: int):
+    """``overlap_and_add`` on a JAX array, by TF's algorithm (pad, reshape, transpose,
+    sum), so values round as TF's."""
+    outer = list(x.shape[:-2])
+    frames, frame_length = x.shape[-2:]
+    output_length = frame_length + step * (frames - 1)
+    if step == frame_length:
+        return x.reshape(outer + [output_length])
+    segments = -(-frame_length // step)
+    n = len(outer)
+    x = jnp.pad(x, [(0, 0)] * n + [(0, segments), (0, segments * step - frame_length)])
+    x = x.reshape(outer + [frames + segments, segments, step])
+    x = jnp.transpose(x, list(range(n)) + [n + 1, n, n + 2])
+    x = x.reshape(outer + [(frames + segments) * segments, step])
+    x = x[..., : (frames + segments - 1) * segments, :]
+    x = x.reshape(outer + [segments, frames + segments - 1, step])
+    x = jnp.sum(x, axis=-3)
+    x = x.reshape(outer + [(frames + segments - 1) * step])
+    return x[..., :output_length]
+
+
+_overlap_add_op = Op("SignalOverlapAndAdd", lambda x, *, step: overlap_add_array(x, step))
 
 
 def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1, name=None):
@@ -68,12 +123,11 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     """
     x = _tensor(signal)
     _rank_at_least(x, 1)
-    length = scalar_int(frame_length, "frame_length", "frame")
-    step = scalar_int(frame_step, "frame_step", "frame")
+    length = scalar_int(frame_length, "frame_length", "frame", dtype=None)
+    step = scalar_int(frame_step, "frame_step", "frame", dtype=None)
     rank = x._v.ndim
-    ax = scalar_int(axis, "axis", "frame")
-    ax = range(rank)[ax]
-    samples = x._v.shape[ax]
+    ax = range(rank)[scalar_int(axis, "axis", "frame", dtype=None)]
+    value = 0
     if pad_end:
         value = pad_value
         if getattr(value, "_is_variable", False):
@@ -81,17 +135,22 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
         value = convert_to_tensor(value, dtype=x.dtype)
         if value._v.ndim != 0:
             raise ValueError(f"Shape {value.shape} must have rank 0")
-        num_frames = -_floordiv(-samples, step)
-        extra = max(0, length + step * (num_frames - 1) - samples)
-        if extra:
-            paddings = [[0, 0]] * rank
-            paddings[ax] = [0, extra]
-            x = pad(x, paddings, constant_values=value)
-    else:
-        num_frames = max(0, 1 + _floordiv(samples - length, step))
-    starts = np.arange(num_frames, dtype=np.int32)[:, None] * np.int32(step)
-    indices = starts + np.arange(length, dtype=np.int32)[None, :]
-    return gather(x, indices, axis=ax)
+        if isinstance(value._value, jax.core.Tracer):
+            raise NotImplementedError(
+                "tapejax.signal.frame: a traced pad_value is not supported; pass a Python scalar."
+            )
+        # A static attribute (typed: 0 == 0.0 == 0j), so tapes see no input: TF's gradient
+        # for it is None.
+        value = np.asarray(value._value).item()
+    frame_count(x._v.shape[ax], length, step, pad_end)  # TF's division by zero
+    static = (
+        ("axis", ax),
+        ("length", length),
+        ("pad_end", bool(pad_end)),
+        ("pad_value", (type(value).__name__, value)),
+        ("step", step),
+    )
+    return apply(_frame_op, (x,), static)
 
 
 def overlap_and_add(signal, frame_step, name=None):
@@ -122,21 +181,6 @@ def overlap_and_add(signal, frame_step, name=None):
     if not step_t.dtype.is_integer:
         raise ValueError(f"frame_step must be an integer. Got {step_t.dtype}")
     step = scalar_int(step_t, "frame_step", "overlap_and_add", dtype=step_t.dtype)
-    shape = list(x._v.shape)
-    outer, (frames, frame_length) = shape[:-2], shape[-2:]
-    output_length = frame_length + step * (frames - 1)
-    if step == frame_length:
-        return reshape(x, outer + [output_length])
-    # TF's algorithm, step for step (reshape, transpose, sum), so values round as TF's.
-    segments = -(-frame_length // step)
-    paddings = [[0, 0]] * len(outer) + [[0, segments], [0, segments * step - frame_length]]
-    x = pad(x, paddings)
-    x = reshape(x, outer + [frames + segments, segments, step])
-    n = len(outer)
-    x = transpose(x, list(range(n)) + [n + 1, n, n + 2])
-    x = reshape(x, outer + [(frames + segments) * segments, step])
-    x = x[..., : (frames + segments - 1) * segments, :]
-    x = reshape(x, outer + [segments, frames + segments - 1, step])
-    x = reduce_sum(x, -3)
-    x = reshape(x, outer + [(frames + segments - 1) * step])
-    return x[..., :output_length]
+    if step == 0:
+        raise ZeroDivisionError("integer division or modulo by zero")
+    return apply(_overlap_add_op, (x,), (("step", step),))

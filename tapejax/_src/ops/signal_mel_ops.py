@@ -8,18 +8,17 @@ This module must never validate differently from TF: its ``ValueError`` texts ar
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes
 from ..conversion import convert_to_tensor
+from ..dispatch import Op, apply
 from ..tensor import Tensor
-from .array_ops import expand_dims, reshape
-from .creation_ops import linspace
-from .join_split_ops import split
-from .math_ops import cast, log, maximum, minimum, rsqrt
-from .pad_ops import pad
-from .signal_dct_ops import dct
-from .signal_frame_ops import frame
+from .math_ops import cast
+from .signal_dct_ops import _validate as _validate_dct
+from .signal_dct_ops import dct_array
+from .signal_frame_ops import frame_array
 
 __all__ = ["linear_to_mel_weight_matrix", "mfccs_from_log_mel_spectrograms"]
 
@@ -28,7 +27,49 @@ _MEL_HIGH_FREQUENCY_Q = 1127.0
 
 
 def _hertz_to_mel(frequencies_hertz):
-    return _MEL_HIGH_FREQUENCY_Q * log(1.0 + (frequencies_hertz / _MEL_BREAK_FREQUENCY_HERTZ))
+    return _MEL_HIGH_FREQUENCY_Q * jnp.log(1.0 + (frequencies_hertz / _MEL_BREAK_FREQUENCY_HERTZ))
+
+
+def _linspace(start, stop, num: int):
+    """TF's ``LinSpace`` kernel: ``start + i * (stop - start) / (num - 1)``."""
+    if num == 1:
+        return jnp.reshape(start, [1])
+    step = (stop - start) / (num - 1)
+    return start + jnp.arange(num).astype(start.dtype) * step
+
+
+def _mel_matrix_fn(sample_rate, *, num_mel_bins, num_spectrogram_bins, lower, upper, dtype):
+    """TF's filterbank formula, op for op, in ``dtype``."""
+    zero = jnp.zeros([], dtype)
+    bands_to_zero = 1  # HTK excludes the spectrogram's DC bin.
+    nyquist_hertz = sample_rate / 2.0
+    linear_frequencies = _linspace(zero, nyquist_hertz, num_spectrogram_bins)[bands_to_zero:]
+    spectrogram_bins_mel = _hertz_to_mel(linear_frequencies)[:, None]
+    # Each band's (lower edge, center, upper edge): a center is its neighbours' edge.
+    edges = _linspace(
+        _hertz_to_mel(jnp.asarray(lower, dtype)),
+        _hertz_to_mel(jnp.asarray(upper, dtype)),
+        num_mel_bins + 2,
+    )
+    band_edges_mel = frame_array(edges, 3, 1)
+    lower_edge_mel, center_mel, upper_edge_mel = (
+        band_edges_mel[:, i].reshape([1, num_mel_bins]) for i in range(3)
+    )
+    # Line segments are linear in the mel domain, not in Hertz.
+    lower_slopes = (spectrogram_bins_mel - lower_edge_mel) / (center_mel - lower_edge_mel)
+    upper_slopes = (upper_edge_mel - spectrogram_bins_mel) / (upper_edge_mel - center_mel)
+    weights = jnp.maximum(zero, jnp.minimum(lower_slopes, upper_slopes))
+    return jnp.pad(weights, [(bands_to_zero, 0), (0, 0)])
+
+
+def _mfcc_fn(x):
+    # HTK scales every DCT-II basis vector by sqrt(2 / N), the 0th too (unlike "ortho").
+    dct2 = dct_array(x, 2)
+    return dct2 * jax.lax.rsqrt(jnp.asarray(x.shape[-1], dct2.dtype) * 2.0)
+
+
+_mel_matrix_op = Op("SignalLinearToMelWeightMatrix", _mel_matrix_fn)
+_mfcc_op = Op("SignalMFCCs", _mfcc_fn)
 
 
 def _validate(num_mel_bins, sample_rate, lower_edge_hertz, upper_edge_hertz, dtype) -> None:
@@ -96,27 +137,24 @@ def linear_to_mel_weight_matrix(
     dtype = dtypes.as_dtype(dtype)
     _validate(num_mel_bins, sample_rate, lower_edge_hertz, upper_edge_hertz, dtype)
     sample_rate = cast(sample_rate, dtype)
-    lower_edge_hertz = convert_to_tensor(lower_edge_hertz, dtype)
-    upper_edge_hertz = convert_to_tensor(upper_edge_hertz, dtype)
-    zero = convert_to_tensor(0.0, dtype)
-    # HTK excludes the spectrogram's DC bin.
-    bands_to_zero = 1
-    nyquist_hertz = sample_rate / 2.0
-    linear_frequencies = linspace(zero, nyquist_hertz, num_spectrogram_bins)[bands_to_zero:]
-    spectrogram_bins_mel = expand_dims(_hertz_to_mel(linear_frequencies), 1)
-    # Each band's (lower edge, center, upper edge): a center is its neighbours' edge.
-    edges = linspace(
-        _hertz_to_mel(lower_edge_hertz), _hertz_to_mel(upper_edge_hertz), num_mel_bins + 2
+    num_bins = num_spectrogram_bins
+    if getattr(num_bins, "_is_variable", False) or isinstance(num_bins, Tensor):
+        num_bins = num_bins._dense_read() if getattr(num_bins, "_is_variable", False) else num_bins
+        if isinstance(num_bins._value, jax.core.Tracer):
+            raise NotImplementedError(
+                "tapejax.signal.linear_to_mel_weight_matrix: `num_spectrogram_bins` sets the "
+                "output's shape, so it must be known when the op runs; inside "
+                "tapejax.function pass a Python int."
+            )
+        num_bins = np.asarray(num_bins._value).item()
+    static = (
+        ("dtype", dtype._np),
+        ("lower", float(lower_edge_hertz)),
+        ("num_mel_bins", int(num_mel_bins)),
+        ("num_spectrogram_bins", int(num_bins)),
+        ("upper", float(upper_edge_hertz)),
     )
-    band_edges_mel = frame(edges, frame_length=3, frame_step=1)
-    lower_edge_mel, center_mel, upper_edge_mel = (
-        reshape(t, [1, num_mel_bins]) for t in split(band_edges_mel, 3, axis=1)
-    )
-    # Line segments are linear in the mel domain, not in Hertz.
-    lower_slopes = (spectrogram_bins_mel - lower_edge_mel) / (center_mel - lower_edge_mel)
-    upper_slopes = (upper_edge_mel - spectrogram_bins_mel) / (upper_edge_mel - center_mel)
-    mel_weights_matrix = maximum(zero, minimum(lower_slopes, upper_slopes))
-    return pad(mel_weights_matrix, [[bands_to_zero, 0], [0, 0]])
+    return apply(_mel_matrix_op, (sample_rate,), static)
 
 
 def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
@@ -147,6 +185,6 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
         raise ValueError("slice index -1 of dimension 0 out of bounds.")
     num_mel_bins = x._v.shape[-1]
     if num_mel_bins == 0:
-        raise ValueError(f"num_mel_bins must be positive. Got: {x}")
-    dct2 = dct(x, type=2)
-    return dct2 * rsqrt(cast(num_mel_bins, dct2.dtype) * 2.0)
+        raise ValueError(f"num_mel_bins must be positive. Got: {x!s}")
+    _validate_dct(x, 2, None, -1, None)
+    return apply(_mfcc_op, (x,))

@@ -9,24 +9,23 @@ This module must never make one from a traced value.
 
 from __future__ import annotations
 
+import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes
 from ..conversion import convert_to_tensor
+from ..dispatch import Op, apply
 from ..tensor import Tensor
-from .array_ops import reshape, tile
-from .creation_ops import zeros_like
-from .join_split_ops import concat, split
-from .math_ops import cast, equal, square
-from .pad_ops import pad, reverse
-from .reduction_ops import reduce_sum
-from .selection_ops import where
-from .signal_dct_ops import dct
-from .signal_fft_ops import irfft, rfft
-from .signal_frame_ops import frame, overlap_and_add
+from ._helpers import dtype_mismatch
+from .signal_dct_ops import dct_array
+from .signal_frame_ops import frame_array, frame_count, overlap_add_array
 from .signal_window_ops import hann_window, scalar_int, vorbis_window
 
 __all__ = ["inverse_mdct", "inverse_stft", "inverse_stft_window_fn", "mdct", "stft"]
+
+_REAL = (np.dtype(np.float32), np.dtype(np.float64))
+_COMPLEX = (np.dtype(np.complex64), np.dtype(np.complex128))
+_RSQRT2 = float(1.0 / np.sqrt(2))
 
 
 def _tensor(value) -> Tensor:
@@ -50,6 +49,82 @@ def _length_tensor(value: int, like) -> Tensor:
     caller's integer dtype."""
     dt = like.dtype if isinstance(like, Tensor) and like.dtype.is_integer else dtypes.int32
     return convert_to_tensor(value, dtype=dt)
+
+
+def _window(window_fn, length: int, like_length, dtype) -> tuple:
+    """``(window,)`` from ``window_fn`` (checked to be of ``dtype``, as TF's Mul checks),
+    or ``()`` for no window."""
+    if window_fn is None:
+        return ()
+    w = _tensor(window_fn(_length_tensor(length, like_length), dtype=dtypes.as_dtype(dtype)))
+    if w._v.dtype != np.dtype(dtype):
+        raise dtype_mismatch("Mul", 1, np.dtype(dtype), w._v.dtype)
+    return (w,)
+
+
+def _check_real(x: Tensor) -> None:
+    if x._v.dtype not in _REAL:
+        raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got: {x!s}")
+
+
+def _stft_fn(x, *window, length, step, fft_length, pad_end):
+    frames = frame_array(x, length, step, -1, pad_end)
+    if window:
+        frames = frames * window[0]
+    return jnp.fft.rfft(frames, n=fft_length)
+
+
+def _inverse_stft_fn(stfts, *window, length, step, fft_length):
+    frames = jnp.fft.irfft(stfts, n=fft_length)
+    # frame_length may be shorter or longer than fft_length: crop or zero-pad to it.
+    have = frames.shape[-1]
+    if have > length:
+        frames = frames[..., :length]
+    elif have < length:
+        frames = jnp.pad(frames, [(0, 0)] * (frames.ndim - 1) + [(0, length - have)])
+    if window:
+        frames = frames * window[0]
+    return overlap_add_array(frames, step)
+
+
+def _mdct_fn(x, *window, length, pad_end, norm):
+    frames = frame_array(x, length, length // 2, -1, pad_end)
+    frames = frames * window[0] if window else frames * _RSQRT2
+    s0, s1, s2, s3 = jnp.split(frames, 4, axis=-1)
+    first_half = -s2[..., ::-1] - s3
+    second_half = s0 - s1[..., ::-1]
+    return dct_array(jnp.concatenate([first_half, second_half], axis=-1), 4, None, norm)
+
+
+def _inverse_mdct_fn(x, *window, norm):
+    half_len = x.shape[-1]
+    if norm is None:
+        idct4 = (0.5 / jnp.asarray(half_len, x.dtype)) * dct_array(x, 4)
+    else:
+        idct4 = dct_array(x, 4, None, "ortho")
+    first, second = jnp.split(idct4, 2, axis=-1)
+    frames = jnp.concatenate([second, -second[..., ::-1], -first[..., ::-1], -first], axis=-1)
+    frames = frames * window[0] if window else frames * _RSQRT2
+    return overlap_add_array(frames, half_len)
+
+
+def _inverse_window_fn(forward_window, *, length, step):
+    """Griffin and Lim's equation 7: the window over the sum of the overlapping squared
+    windows (TF's pad, reshape, sum and tile), zero where that sum is zero."""
+    denom = jnp.square(forward_window)
+    overlaps = -(-length // step)
+    denom = jnp.pad(denom, [(0, overlaps * step - length)])
+    denom = jnp.sum(denom.reshape([overlaps, step]), axis=0, keepdims=True)
+    denom = jnp.tile(denom, [overlaps, 1]).reshape([overlaps * step])[:length]
+    safe = jnp.where(denom == 0.0, jnp.ones_like(denom), denom)
+    return jnp.where(denom == 0.0, jnp.zeros_like(forward_window), forward_window / safe)
+
+
+_inverse_window_op = Op("SignalInverseSTFTWindow", _inverse_window_fn)
+_stft_op = Op("SignalSTFT", _stft_fn)
+_inverse_stft_op = Op("SignalInverseSTFT", _inverse_stft_fn)
+_mdct_op = Op("SignalMDCT", _mdct_fn)
+_inverse_mdct_op = Op("SignalInverseMDCT", _inverse_mdct_fn)
 
 
 def stft(
@@ -89,10 +164,11 @@ def stft(
         n_fft = _enclosing_power_of_two(length)
     else:
         n_fft = scalar_int(fft_length, "fft_length", "stft", dtype=None)
-    framed = frame(x, length, step, pad_end=pad_end)
-    if window_fn is not None:
-        framed = framed * window_fn(_length_tensor(length, frame_length), dtype=framed.dtype)
-    return rfft(framed, [n_fft])
+    window = _window(window_fn, length, frame_length, x._v.dtype)
+    _check_real(x)
+    frame_count(x._v.shape[-1], length, step, pad_end)  # TF's division by zero
+    static = (("fft_length", n_fft), ("length", length), ("pad_end", bool(pad_end)), ("step", step))
+    return apply(_stft_op, (x, *window), static)
 
 
 def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None):
@@ -117,15 +193,10 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
     def inverse_stft_window_fn_inner(frame_length, dtype):
         step = scalar_int(frame_step, "frame_step", "inverse_stft_window_fn", dtype=None)
         length = scalar_int(frame_length, "frame_length", "inverse_stft_window_fn", dtype=None)
-        forward_window = forward_window_fn(_length_tensor(length, frame_length), dtype=dtype)
-        denom = square(forward_window)
-        overlaps = -(-length // step)
-        denom = pad(denom, [(0, overlaps * step - length)])
-        denom = reshape(denom, [overlaps, step])
-        denom = reduce_sum(denom, 0, keepdims=True)
-        denom = tile(denom, [overlaps, 1])
-        denom = reshape(denom, [overlaps * step])[:length]
-        return where(equal(denom, 0.0), zeros_like(forward_window), forward_window / denom)
+        forward_window = _tensor(
+            forward_window_fn(_length_tensor(length, frame_length), dtype=dtype)
+        )
+        return apply(_inverse_window_op, (forward_window,), (("length", length), ("step", step)))
 
     return inverse_stft_window_fn_inner
 
@@ -165,17 +236,12 @@ def inverse_stft(
         n_fft = _enclosing_power_of_two(length)
     else:
         n_fft = scalar_int(fft_length, "fft_length", "inverse_stft", dtype=None)
-    real_frames = irfft(x, [n_fft])
-    have = real_frames._v.shape[-1]
-    if have > length:
-        real_frames = real_frames[..., :length]
-    elif have < length:
-        paddings = [[0, 0]] * (real_frames._v.ndim - 1) + [[0, length - have]]
-        real_frames = pad(real_frames, paddings)
-    if window_fn is not None:
-        window = window_fn(_length_tensor(length, frame_length), dtype=x.dtype.real_dtype)
-        real_frames = real_frames * window
-    return overlap_and_add(real_frames, step)
+    if x._v.dtype not in _COMPLEX:
+        raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got: {x!s}")
+    real = np.float32 if x._v.dtype == np.complex64 else np.float64
+    window = _window(window_fn, length, frame_length, real)
+    static = (("fft_length", n_fft), ("length", length), ("step", step))
+    return apply(_inverse_stft_op, (x, *window), static)
 
 
 def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=None, name=None):
@@ -208,15 +274,12 @@ def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=Non
     length = scalar_int(frame_length, "frame_length", "mdct", dtype=None)
     if length % 4 != 0:
         raise ValueError("The frame length must be a multiple of 4.")
-    framed = frame(x, length, length // 2, pad_end=pad_end)
-    if window_fn is not None:
-        framed = framed * window_fn(_length_tensor(length, frame_length), dtype=framed.dtype)
-    else:
-        framed = framed * (1.0 / np.sqrt(2))
-    s0, s1, s2, s3 = split(framed, 4, axis=-1)
-    first_half = -reverse(s2, [-1]) - s3
-    second_half = s0 - reverse(s1, [-1])
-    return dct(concat((first_half, second_half), axis=-1), type=4, norm=norm)
+    window = _window(window_fn, length, frame_length, x._v.dtype)
+    _check_real(x)
+    if norm not in (None, "ortho"):
+        raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
+    static = (("length", length), ("norm", norm), ("pad_end", bool(pad_end)))
+    return apply(_mdct_op, (x, *window), static)
 
 
 def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
@@ -245,17 +308,8 @@ def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
     x = _tensor(mdcts)
     _rank_at_least(x, 2)
     half_len = x._v.shape[-1]
-    if norm is None:
-        idct4 = (0.5 / cast(half_len, x.dtype)) * dct(x, type=4)
-    elif norm == "ortho":
-        idct4 = dct(x, type=4, norm="ortho")
-    else:
+    if norm not in (None, "ortho"):
         raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
-    first, second = split(idct4, 2, axis=-1)
-    real_frames = concat((second, -reverse(second, [-1]), -reverse(first, [-1]), -first), axis=-1)
-    if window_fn is not None:
-        window = window_fn(convert_to_tensor(2 * half_len, dtype=dtypes.int32), dtype=x.dtype)
-        real_frames = real_frames * window
-    else:
-        real_frames = real_frames * (1.0 / np.sqrt(2))
-    return overlap_and_add(real_frames, half_len)
+    _check_real(x)
+    window = _window(window_fn, 2 * half_len, None, x._v.dtype)
+    return apply(_inverse_mdct_op, (x, *window), (("norm", norm),))

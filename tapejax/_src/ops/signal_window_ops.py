@@ -9,18 +9,16 @@ concrete Tensor); this module must never read a traced length.
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
+from jax.scipy.special import i0e
 
 from .. import dtypes
 from ..conversion import convert_to_tensor
+from ..dispatch import Op, apply
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor
-from .activation_ops import relu
-from .creation_ops import ones
-from .creation_ops import range as _range
-from .join_split_ops import concat
-from .math_ops import cast, cos, exp, pow, sin, sqrt, square
-from .reduction_ops import cumsum
-from .special_ops import bessel_i0e
+from .math_ops import cast
 
 __all__ = [
     "hamming_window",
@@ -29,6 +27,54 @@ __all__ = [
     "kaiser_window",
     "vorbis_window",
 ]
+
+
+def kaiser_array(length: int, beta, dtype):
+    """TF's Kaiser window formula on JAX arrays: the argument built in float32 (TF's range
+    has no float16 kernel), the rest in ``dtype``."""
+    halflen = (np.float32(length) - np.float32(1.0)) / np.float32(2.0)
+    count = int(np.ceil((halflen + np.float32(0.1) + halflen) / np.float32(1.0)))
+    arg = (-halflen + np.arange(count, dtype=np.float32)).astype(dtype)
+    halflen = jnp.asarray(halflen, dtype)
+    num = beta * jnp.sqrt(jnp.maximum(1 - jnp.square(arg / halflen), 0))
+    return jnp.exp(num - beta) * (i0e(num) / i0e(beta))
+
+
+def _window_fn(beta=None, *, kind, length, dtype, periodic=None):
+    """Every window's formula, TF's op for op, in ``dtype``."""
+    if kind in ("hann", "hamming"):
+        a, b = (0.5, 0.5) if kind == "hann" else (0.54, 0.46)
+        if length == 1:
+            return jnp.ones([1], dtype)
+        n = jnp.asarray(length + periodic * (1 - length % 2) - 1, dtype)
+        count = jnp.arange(length).astype(dtype)
+        cos_arg = jnp.asarray(2 * np.pi, dtype) * count / n
+        return (a - b * jnp.cos(cos_arg)).astype(dtype)
+    if kind == "vorbis":
+        arg = jnp.arange(length).astype(dtype)
+        inner = jnp.power(jnp.sin(np.pi / jnp.asarray(length, dtype) * (arg + 0.5)), 2.0)
+        return jnp.sin(np.pi / 2.0 * inner)
+    if kind == "kaiser" and length == 1:
+        return jnp.ones([1], dtype)
+    beta = beta.astype(dtype)
+    if kind == "kaiser":
+        return kaiser_array(length, beta, dtype)
+    # Kaiser-Bessel-derived: the normalized cumulative Kaiser window, mirrored.
+    half = length // 2
+    kaiserw = jnp.ones([1], dtype) if half == 0 else kaiser_array(half + 1, beta, dtype)
+    csum = jnp.cumsum(kaiserw)
+    halfw = jnp.sqrt(csum[:-1] / csum[-1])
+    return jnp.concatenate([halfw, halfw[::-1]])
+
+
+_window_op = Op("SignalWindow", _window_fn)
+
+
+def _window(kind: str, length: int, dtype, beta=None, periodic=None):
+    static = (("dtype", dtype._np), ("kind", kind), ("length", length), ("periodic", periodic))
+    if beta is None:
+        return apply(_window_op, (), static)
+    return apply(_window_op, (cast(beta, dtype),), static)
 
 
 def scalar_int(value, what: str, fn_name: str, dtype=dtypes.int32) -> int:
@@ -80,16 +126,16 @@ def kaiser_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
     dtype = float_dtype(dtype)
     length = scalar_int(window_length, "window_length", "kaiser_window")
     if length == 1:
-        return ones([1], dtype=dtype)
-    # TF builds the argument in float32 (tf.range has no float16 kernel), then casts.
-    halflen = (np.float32(length) - np.float32(1.0)) / np.float32(2.0)
-    arg = _range(-halflen, halflen + np.float32(0.1), dtype=dtypes.float32)
-    arg = cast(arg, dtype)
-    beta = cast(beta, dtype)
-    one = cast(1.0, dtype)
-    halflen = cast(halflen, dtype)
-    num = beta * sqrt(relu(one - square(arg / halflen)))
-    return exp(num - beta) * (bessel_i0e(num) / bessel_i0e(beta))
+        return _window("kaiser", 1, dtype)
+    if length < 1:  # TF's range refuses the argument's bounds
+        halflen = (np.float32(length) - np.float32(1.0)) / np.float32(2.0)
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Requires start <= limit when delta > 0: {-halflen}/{halflen + np.float32(0.1)} "
+            "[Op:Range]",
+        )
+    return _window("kaiser", length, dtype, beta=beta)
 
 
 def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=dtypes.float32, name=None):
@@ -104,10 +150,7 @@ def kaiser_bessel_derived_window(window_length, beta=12.0, dtype=dtypes.float32,
     """
     dtype = float_dtype(dtype)
     length = scalar_int(window_length, "window_length", "kaiser_bessel_derived_window")
-    kaiserw = kaiser_window(length // 2 + 1, beta, dtype=dtype)
-    csum = cumsum(kaiserw)
-    halfw = sqrt(csum[:-1] / csum[-1])
-    return concat((halfw, halfw[::-1]), axis=0)
+    return _window("kbd", length, dtype, beta=beta)
 
 
 def vorbis_window(window_length, dtype=dtypes.float32, name=None):
@@ -120,27 +163,22 @@ def vorbis_window(window_length, dtype=dtypes.float32, name=None):
     """
     dtype = float_dtype(dtype)
     length = scalar_int(window_length, "window_length", "vorbis_window")
-    arg = cast(_range(length), dtype)
-    inner = pow(sin(np.pi / cast(length, dtype) * (arg + 0.5)), 2.0)
-    return sin(np.pi / 2.0 * inner)
+    return _window("vorbis", length, dtype)
 
 
-def _raised_cosine(window_length, periodic, dtype, a: float, b: float, fn_name: str):
+def _raised_cosine(window_length, periodic, dtype, kind: str, fn_name: str):
     dtype = float_dtype(dtype)
     length = scalar_int(window_length, "window_length", fn_name)
-    if length == 1:
-        return ones([1], dtype=dtype)
     if getattr(periodic, "_is_variable", False):
         periodic = periodic._dense_read()
     periodic = convert_to_tensor(periodic, dtype=dtypes.bool_)
     if periodic._v.ndim != 0:
         raise ValueError(f"Shape {periodic.shape} must have rank 0")
-    periodic = cast(periodic, dtypes.int32)
-    even = 1 - length % 2
-    n = cast(length + periodic * even - 1, dtype)
-    count = cast(_range(length), dtype)
-    cos_arg = convert_to_tensor(2 * np.pi, dtype=dtype) * count / n
-    return cast(a - b * cos(cos_arg), dtype)
+    if isinstance(periodic._value, jax.core.Tracer):
+        raise NotImplementedError(
+            f"tapejax.signal.{fn_name}: a traced `periodic` is not supported; pass a Python bool."
+        )
+    return _window(kind, length, dtype, periodic=int(bool(np.asarray(periodic._value))))
 
 
 def hann_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
@@ -161,7 +199,7 @@ def hann_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
         >>> tf.signal.hann_window(4).numpy()
         array([0. , 0.5, 1. , 0.5], dtype=float32)
     """
-    return _raised_cosine(window_length, periodic, dtype, 0.5, 0.5, "hann_window")
+    return _raised_cosine(window_length, periodic, dtype, "hann", "hann_window")
 
 
 def hamming_window(window_length, periodic=True, dtype=dtypes.float32, name=None):
@@ -173,4 +211,4 @@ def hamming_window(window_length, periodic=True, dtype=dtypes.float32, name=None
         >>> tf.signal.hamming_window(3, periodic=False).numpy()
         array([0.08..., 1.  , 0.08...], dtype=float32)
     """
-    return _raised_cosine(window_length, periodic, dtype, 0.54, 0.46, "hamming_window")
+    return _raised_cosine(window_length, periodic, dtype, "hamming", "hamming_window")
