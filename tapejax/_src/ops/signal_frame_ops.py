@@ -130,18 +130,26 @@ def frame(signal, frame_length, frame_step, pad_end=False, pad_value=0, axis=-1,
     value = 0
     if pad_end:
         value = pad_value
-        if getattr(value, "_is_variable", False):
+        if not isinstance(value, Tensor) and not getattr(value, "_is_variable", False):
+            value = np.asarray(value)  # a Python scalar: no tensor, so nothing traced
+            if value.ndim != 0:
+                raise ValueError(f"Shape {value.shape} must have rank 0")
+            value = value.astype(x._v.dtype)[()]
+        elif getattr(value, "_is_variable", False):
             value = value._dense_read()
-        value = convert_to_tensor(value, dtype=x.dtype)
-        if value._v.ndim != 0:
-            raise ValueError(f"Shape {value.shape} must have rank 0")
-        if isinstance(value._value, jax.core.Tracer):
-            raise NotImplementedError(
-                "tapejax.signal.frame: a traced pad_value is not supported; pass a Python scalar."
-            )
+        if isinstance(value, Tensor):
+            value = convert_to_tensor(value, dtype=x.dtype)
+            if value._v.ndim != 0:
+                raise ValueError(f"Shape {value.shape} must have rank 0")
+            if isinstance(value._value, jax.core.Tracer):
+                raise NotImplementedError(
+                    "tapejax.signal.frame: a traced pad_value is not supported; pass a Python "
+                    "scalar."
+                )
+            value = np.asarray(value._value)
         # A static attribute (typed: 0 == 0.0 == 0j), so tapes see no input: TF's gradient
         # for it is None.
-        value = np.asarray(value._value).item()
+        value = np.asarray(value).item()
     frame_count(x._v.shape[ax], length, step, pad_end)  # TF's division by zero
     static = (
         ("axis", ax),
@@ -175,6 +183,11 @@ def overlap_and_add(signal, frame_step, name=None):
     """
     x = _tensor(signal)
     _rank_at_least(x, 2)
+    if isinstance(frame_step, (int, np.integer)) and not isinstance(frame_step, bool):
+        step = int(frame_step)
+        if step == 0:
+            raise ZeroDivisionError("integer division or modulo by zero")
+        return apply(_overlap_add_op, (x,), (("step", step),))
     step_t = _tensor(frame_step)
     if step_t._v.ndim != 0:
         raise ValueError(f"Shape {step_t.shape} must have rank 0")

@@ -44,19 +44,14 @@ def _enclosing_power_of_two(value: int) -> int:
     return int(2 ** np.ceil(np.log(value) / np.log(2.0)))
 
 
-def _length_tensor(value: int, like) -> Tensor:
-    """The int the window functions receive, as TF passes it: a scalar Tensor of the
-    caller's integer dtype."""
-    dt = like.dtype if isinstance(like, Tensor) and like.dtype.is_integer else dtypes.int32
-    return convert_to_tensor(value, dtype=dt)
-
-
-def _window(window_fn, length: int, like_length, dtype) -> tuple:
+def _window(window_fn, length: int, dtype) -> tuple:
     """``(window,)`` from ``window_fn`` (checked to be of ``dtype``, as TF's Mul checks),
-    or ``()`` for no window."""
+    or ``()`` for no window. ``window_fn`` gets the length as a Python int (TF passes a
+    scalar Tensor): inside ``tapejax.function`` a Tensor would be traced, and a window's
+    length sets its shape."""
     if window_fn is None:
         return ()
-    w = _tensor(window_fn(_length_tensor(length, like_length), dtype=dtypes.as_dtype(dtype)))
+    w = _tensor(window_fn(length, dtype=dtypes.as_dtype(dtype)))
     if w._v.dtype != np.dtype(dtype):
         raise dtype_mismatch("Mul", 1, np.dtype(dtype), w._v.dtype)
     return (w,)
@@ -164,7 +159,7 @@ def stft(
         n_fft = _enclosing_power_of_two(length)
     else:
         n_fft = scalar_int(fft_length, "fft_length", "stft", dtype=None)
-    window = _window(window_fn, length, frame_length, x._v.dtype)
+    window = _window(window_fn, length, x._v.dtype)
     _check_real(x)
     frame_count(x._v.shape[-1], length, step, pad_end)  # TF's division by zero
     static = (("fft_length", n_fft), ("length", length), ("pad_end", bool(pad_end)), ("step", step))
@@ -193,9 +188,7 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
     def inverse_stft_window_fn_inner(frame_length, dtype):
         step = scalar_int(frame_step, "frame_step", "inverse_stft_window_fn", dtype=None)
         length = scalar_int(frame_length, "frame_length", "inverse_stft_window_fn", dtype=None)
-        forward_window = _tensor(
-            forward_window_fn(_length_tensor(length, frame_length), dtype=dtype)
-        )
+        forward_window = _tensor(forward_window_fn(length, dtype=dtype))
         return apply(_inverse_window_op, (forward_window,), (("length", length), ("step", step)))
 
     return inverse_stft_window_fn_inner
@@ -239,7 +232,7 @@ def inverse_stft(
     if x._v.dtype not in _COMPLEX:
         raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got: {x!s}")
     real = np.float32 if x._v.dtype == np.complex64 else np.float64
-    window = _window(window_fn, length, frame_length, real)
+    window = _window(window_fn, length, real)
     static = (("fft_length", n_fft), ("length", length), ("step", step))
     return apply(_inverse_stft_op, (x, *window), static)
 
@@ -274,7 +267,7 @@ def mdct(signals, frame_length, window_fn=vorbis_window, pad_end=False, norm=Non
     length = scalar_int(frame_length, "frame_length", "mdct", dtype=None)
     if length % 4 != 0:
         raise ValueError("The frame length must be a multiple of 4.")
-    window = _window(window_fn, length, frame_length, x._v.dtype)
+    window = _window(window_fn, length, x._v.dtype)
     _check_real(x)
     if norm not in (None, "ortho"):
         raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
@@ -311,5 +304,5 @@ def inverse_mdct(mdcts, window_fn=vorbis_window, norm=None, name=None):
     if norm not in (None, "ortho"):
         raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
     _check_real(x)
-    window = _window(window_fn, 2 * half_len, None, x._v.dtype)
+    window = _window(window_fn, 2 * half_len, x._v.dtype)
     return apply(_inverse_mdct_op, (x, *window), (("norm", norm),))

@@ -80,6 +80,8 @@ def _window(kind: str, length: int, dtype, beta=None, periodic=None):
 def scalar_int(value, what: str, fn_name: str, dtype=dtypes.int32) -> int:
     """``value`` (a Python int or a scalar integer Tensor) as a Python int, with TF's
     static rank check; a traced value is refused (it would set a shape)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
     t = value if isinstance(value, Tensor) else None
     if getattr(value, "_is_variable", False):
         t = value._dense_read()
@@ -169,6 +171,8 @@ def vorbis_window(window_length, dtype=dtypes.float32, name=None):
 def _raised_cosine(window_length, periodic, dtype, kind: str, fn_name: str):
     dtype = float_dtype(dtype)
     length = scalar_int(window_length, "window_length", fn_name)
+    if isinstance(periodic, (bool, np.bool_)):
+        return _window(kind, length, dtype, periodic=int(periodic))
     if getattr(periodic, "_is_variable", False):
         periodic = periodic._dense_read()
     periodic = convert_to_tensor(periodic, dtype=dtypes.bool_)
