@@ -405,7 +405,13 @@ def test_pure_function_gradients_are_numerically_right(case, x64):
 def test_inverse_stft_window_fn():
     """The window function it returns equals TF's, for TF's default and another forward
     window, and makes ``inverse_stft`` invert ``stft`` (away from the signal's ends)."""
-    for step, length, forward in ((4, 16, None), (3, 8, "hamming_window"), (5, 8, None)):
+    # (8, 8): no overlap, so the sum is 0 where the Hann window is: the window is 0 there.
+    for step, length, forward in (
+        (4, 16, None),
+        (3, 8, "hamming_window"),
+        (5, 8, None),
+        (8, 8, None),
+    ):
         got, want = (
             fw.signal.inverse_stft_window_fn(
                 step, **({"forward_window_fn": getattr(fw.signal, forward)} if forward else {})
@@ -419,6 +425,22 @@ def test_inverse_stft_window_fn():
     window_fn = tapejax.signal.inverse_stft_window_fn(4)
     back = tapejax.signal.inverse_stft(s, 16, 4, window_fn=window_fn).numpy()
     np.testing.assert_allclose(back[12:-16], x[12:-16], atol=1e-5)
+
+
+def test_window_fn_gets_a_python_int():
+    """TF passes window functions a scalar int Tensor; tapejax a Python int (a Tensor would
+    be traced inside tapejax.function), which TF's own window functions also take."""
+    seen = []
+
+    def window_fn(length, dtype):
+        seen.append(length)
+        return tapejax.signal.hann_window(length, dtype=dtype)
+
+    x = arr("float32", (32,), seed=8)
+    tapejax.signal.stft(x, 8, 4, window_fn=window_fn)
+    tapejax.signal.inverse_stft(tapejax.signal.stft(x, 8, 4), 8, 4, window_fn=window_fn)
+    tapejax.signal.mdct(x, 8, window_fn=window_fn)
+    assert seen == [8, 8, 8] and all(type(n) is int for n in seen)
 
 
 def test_round_trips_in_float64(x64):
@@ -484,6 +506,7 @@ def test_shapes_from_traced_values_are_refused():
     """A frame length sets the output's shape: a traced one cannot be used (TF builds a
     dynamic shape instead)."""
     f = tapejax.function(lambda x, n: tapejax.signal.frame(x, n, 2))
+    assert f(tapejax.ones([8]), tapejax.constant(4)).shape == [3, 4]  # the first call is eager
     with pytest.raises(NotImplementedError, match="`frame_length` sets the output's shape"):
         f(tapejax.ones([8]), tapejax.constant(4))
 

@@ -24,7 +24,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-NAMESPACES = ("", "math", "nn", "linalg", "random", "image", "sparse")
+NAMESPACES = ("", "math", "nn", "linalg", "random", "image", "signal", "sparse")
 DOC = ROOT / "docs" / "compat.md"
 BEGIN, END = "<!-- tf_coverage:begin -->", "<!-- tf_coverage:end -->"
 
@@ -56,7 +56,7 @@ def _tested_names() -> set[str]:
         if "OTHERWISE_TESTED" in text:
             module = importlib.import_module(path.stem)
             tested |= set(getattr(module, "OTHERWISE_TESTED", ()))
-    pattern = re.compile(r"\b(?:tf|tapejax)\.((?:(?:math|nn|linalg|random|image)\.)?\w+)")
+    pattern = re.compile(r"\b(?:tf|tapejax)\.((?:(?:math|nn|linalg|random|image|signal)\.)?\w+)")
     for folder in ("tests", "compat_tests"):
         for path in (ROOT / folder).rglob("*.py"):
             tested |= set(pattern.findall(path.read_text()))
