@@ -169,7 +169,7 @@ def _with_dtype(case):
 
 def f32(case):
     """The Case in float32 (complex64) only: float64 is checked on each op's first Case."""
-    return dataclasses.replace(case, dtypes=case.dtypes[:1])
+    return dataclasses.replace(case, dtypes=case.dtypes[:1], x64=False)
 
 
 def values_only(case):
@@ -182,9 +182,9 @@ CASES = [
     complex_op("signal.fft", ((8,), (2, 5))),
     complex_op("signal.ifft", ((2, 5),)),
     complex_op("signal.fft2d", ((2, 3, 5),)),
-    values_only(f32(complex_op("signal.ifft2d", ((3, 4),)))),
+    f32(complex_op("signal.ifft2d", ((3, 4),))),
     f32(complex_op("signal.fft3d", ((2, 3, 4),))),
-    values_only(f32(complex_op("signal.ifft3d", ((2, 3, 4),)))),
+    f32(complex_op("signal.ifft3d", ((2, 3, 4),))),
     # -- real transforms: default, padded and odd fft_length -----------------------------
     real_op("signal.rfft", ((8,), (2, 5))),
     f32(real_op("signal.rfft", ((2, 5),), fft_length=[9])),
@@ -227,9 +227,14 @@ CASES = [
     f32(real_op("signal.ifftshift", ((2, 3, 5),), axes=[0, -1])),
     # -- DCTs: every type, with and without norm="ortho", n cropping and padding ---------
     *[
-        (f32 if fn == "dct" else lambda c: values_only(f32(c)))(
-            real_op(f"signal.{fn}", ((2, 7),), type=t, **({"norm": norm} if norm else {}))
-        )
+        # Gradients: every dct type unnormalized, and idct of type 2 with "ortho".
+        (
+            f32
+            if (fn, norm) in (("dct", None), ("idct", "ortho"))
+            and t in (1, 2, 3, 4)
+            and (fn == "dct" or t == 2)
+            else lambda c: values_only(f32(c))
+        )(real_op(f"signal.{fn}", ((2, 7),), type=t, **({"norm": norm} if norm else {})))
         for fn in ("dct", "idct")
         for t in (1, 2, 3, 4)
         for norm in (None, "ortho")
@@ -343,7 +348,7 @@ CASES = [
     _with_dtype(window("hamming_window", 7)),
     _with_dtype(window("hamming_window", 6, dtypes=F, periodic=False)),
     _with_dtype(window("kaiser_window", 7)),
-    *[_with_dtype(window("kaiser_window", n, dtypes=F, beta=2.5)) for n in (1, 6)],
+    _with_dtype(window("kaiser_window", 1, dtypes=F, beta=2.5)),
     Case(
         "signal.kaiser_window",
         lambda dt, s: ((8, np.asarray(3.0, dt)), {"dtype": dt}),
@@ -359,13 +364,19 @@ CASES = [
         fixed(
             "signal.linear_to_mel_weight_matrix",
             lambda dt: (10, 33, 16000, 20.0, 7000.0),
-            dtypes=R,
+            dtypes=("float64",),
             x64=True,
             rtol=1e-4,
             atol=1e-5,
         )
     ),
     real_op("signal.mfccs_from_log_mel_spectrograms", ((2, 3, 8),)),
+]
+
+# JAX's 64-bit mode only where a Case has a 64-bit dtype (switching it costs compilations).
+CASES = [
+    c if {"float64", "complex128"} & set(c.dtypes) else dataclasses.replace(c, x64=False)
+    for c in CASES
 ]
 
 # TF registers no gradient for RFFT3D and IRFFT3D, nor for the N-dimensional FFTs.
@@ -387,7 +398,7 @@ def test_values_match_tf(case, dtype, shape, request):
     check_values(case, dtype, shape, request)
 
 
-@pytest.mark.parametrize("case", first_of_each_op(CASES), ids=case_id)
+@pytest.mark.parametrize("case", list({c.name: c for c in reversed(CASES)}.values()), ids=case_id)
 def test_op_accepts_variables(case, request):
     check_accepts_variables(case, request)
 
@@ -500,6 +511,7 @@ def test_runs_inside_a_function():
     for _ in range(3):  # the first call runs eagerly, the next ones traced
         for g, w in zip(f(x), want, strict=True):
             np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-5)
+    assert f.experimental_get_tracing_count() == 1
 
 
 def test_shapes_from_traced_values_are_refused():

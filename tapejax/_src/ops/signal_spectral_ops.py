@@ -182,7 +182,7 @@ def inverse_stft_window_fn(frame_step, forward_window_fn=hann_window, name=None)
     Example:
         >>> import tapejax as tf
         >>> tf.signal.inverse_stft_window_fn(2)(4, dtype=tf.float32).numpy()
-        array([0. , 0.5, 1. , 0.5], dtype=float32)
+        array([0., 1., 1., 1.], dtype=float32)
     """
 
     def inverse_stft_window_fn_inner(frame_length, dtype):
