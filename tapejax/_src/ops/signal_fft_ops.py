@@ -10,8 +10,8 @@ they are the transforms' true derivatives, which JAX computes. RFFT3D and IRFFT3
 (TF raises ``LookupError``; a tape gives ``None`` through them, as for every op TF registers
 without a gradient).
 
-This module must never pad a real transform's input where TF's wrapper does not (a
-too-long input is cropped by the kernel, never resized before it).
+This module must never resize an input otherwise than TF's wrapper and kernel together
+do: zero-padded up to ``fft_length`` (the wrapper), cropped down to it (the kernel).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..dispatch import Op, apply
 from ..tensor import Tensor
 from . import fft_ops
 from .creation_ops import zeros
-from .fft_ops import _COMPLEX, _REAL, _fftnd_fn, _iae, _int_list, _signal
+from .fft_ops import _COMPLEX, _REAL, _dims_text, _fftnd_fn, _iae, _int_list, _signal
 from .join_split_ops import concat
 from .pad_ops import roll
 
@@ -59,10 +59,6 @@ _OPS = {
     for kind, prefix in (("c2c", "FFT"), ("ic2c", "IFFT"), ("r2c", "RFFT"), ("c2r", "IRFFT"))
     for rank in (1, 2, 3)
 }
-
-
-def _dims_text(shape) -> str:
-    return "[" + ",".join(map(str, shape)) + "]"
 
 
 def _raw(x: Tensor, kind: str, rank: int, lengths=None, out_dtype=None):

@@ -1,6 +1,6 @@
 """``tf.signal``'s window functions: Hann, Hamming, Kaiser, Kaiser-Bessel-derived and
-Vorbis windows, computed with TF's formulas op for op (so float16 and float32 round as
-TF's do).
+Vorbis windows, each one op computing TF's formula step by step in the requested dtype
+(float16 included); the Kaiser windows are differentiable in ``beta``, as TF's are.
 
 A window's length sets its shape, so it must be known when the op runs (a Python int or a
 concrete Tensor); this module must never read a traced length.
