@@ -666,6 +666,21 @@ ERRORS = [
         r"Cannot convert 0.0 to EagerTensor of dtype int32",
     ),
     (
+        lambda tf: tf.signal.dct(tf.ones([4], tf.float16)),
+        "TypeError",
+        r"The `real` and `imag` components have incorrect types: float16 float16",
+    ),
+    (
+        lambda tf: tf.signal.dct(tf.ones([4], tf.float16), type=1),
+        "ValueError",
+        r"RFFT requires tf.float32 or tf.float64 inputs",
+    ),
+    (
+        lambda tf: tf.signal.rfft(tf.zeros([0, 8]), [16]),
+        IAE,
+        r"Input dimension 1 must have length of at least 16 but got: 8",
+    ),
+    (
         lambda tf: tf.signal.hann_window(4, dtype=tf.int32),
         "ValueError",
         r"dtype must be a floating point type. Found <dtype: 'int32'>",

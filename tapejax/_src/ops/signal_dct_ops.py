@@ -41,6 +41,12 @@ def _validate(x: Tensor, dct_type, n, axis, norm) -> None:
         raise ValueError(f"Unknown normalization. Expected None or 'ortho', got: {norm}")
     convert_to_tensor(0.0, dtype=x.dtype)  # TF's TypeError for integer input
     if x._v.dtype not in _COMPLEX_OF:
+        if dct_type != 1:  # TF's tf.complex refuses the type first
+            name = x.dtype.name
+            raise TypeError(
+                f"The `real` and `imag` components have incorrect types: {name} {name}. They "
+                "must be consistent, and one of [tf.float32, tf.float64]"
+            )
         raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got: {x!s}")
 
 

@@ -78,6 +78,16 @@ def _raw(x: Tensor, kind: str, rank: int, lengths=None, out_dtype=None):
         for i, n in enumerate(lengths):
             if n < 0:
                 raise _iae(f"fft_length[{i}] must >= 0, but got: {n}", op.name)
+            # TF's wrappers do not pad an input with an empty dimension: the kernel checks
+            # its other dimensions are long enough.
+            least = n // 2 + 1 if kind == "c2r" and i == rank - 1 else n
+            index = len(shape) - rank + i
+            if 0 in shape and shape[index] != 0 and shape[index] < least:
+                raise _iae(
+                    f"Input dimension {index} must have length of at least {least} but got: "
+                    f"{shape[index]}",
+                    op.name,
+                )
         lengths = tuple(lengths)
     dt = x._v.dtype if out_dtype is None else out_dtype
     return apply(op, (x,), (("kind", kind), ("lengths", lengths), ("out_dtype", dt)))
