@@ -19,6 +19,7 @@ from tapejax import (
     nn,
     random,
     sets,
+    signal,
     sparse,
     train,
 )
@@ -412,6 +413,7 @@ __all__ = [
     "shape_n",
     "sigmoid",
     "sign",
+    "signal",
     "sin",
     "size",
     "slice",

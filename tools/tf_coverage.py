@@ -31,6 +31,7 @@ NAMESPACES = (
     "linalg",
     "random",
     "image",
+    "signal",
     "sparse",
     "debugging",
     "dtypes",
@@ -72,8 +73,8 @@ def _tested_names() -> set[str]:
             module = importlib.import_module(path.stem)
             tested |= set(getattr(module, "OTHERWISE_TESTED", ()))
     pattern = re.compile(
-        r"\b(?:tf|tapejax)\.((?:(?:math|nn|linalg|random|image|debugging|dtypes|errors|config"
-        r"|bitwise|nest|sets)\.)?\w+)"
+        r"\b(?:tf|tapejax)\.((?:(?:math|nn|linalg|random|image|signal|debugging|dtypes|errors"
+        r"|config|bitwise|nest|sets)\.)?\w+)"
     )
     for folder in ("tests", "compat_tests"):
         for path in (ROOT / folder).rglob("*.py"):
