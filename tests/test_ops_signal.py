@@ -181,20 +181,20 @@ CASES = [
     # -- the raw complex transforms ------------------------------------------------------
     complex_op("signal.fft", ((8,), (2, 5))),
     complex_op("signal.ifft", ((2, 5),)),
-    complex_op("signal.fft2d", ((2, 3, 5),)),
+    f32(complex_op("signal.fft2d", ((2, 3, 5),))),
     f32(complex_op("signal.ifft2d", ((3, 4),))),
     f32(complex_op("signal.fft3d", ((2, 3, 4),))),
     f32(complex_op("signal.ifft3d", ((2, 3, 4),))),
     # -- real transforms: default, padded and odd fft_length -----------------------------
     real_op("signal.rfft", ((8,), (2, 5))),
     f32(real_op("signal.rfft", ((2, 5),), fft_length=[9])),
-    real_op("signal.rfft2d", ((2, 3, 5),)),
+    f32(real_op("signal.rfft2d", ((2, 3, 5),))),
     values_only(f32(real_op("signal.rfft2d", ((2, 3, 5),), fft_length=[4, 7]))),
     f32(real_op("signal.rfft3d", ((2, 3, 4),), diff=False)),  # no gradient in TF
     complex_op("signal.irfft", ((5,), (2, 5))),
     values_only(f32(complex_op("signal.irfft", ((2, 5),), kwargs={"fft_length": [9]}))),
     f32(complex_op("signal.irfft", ((2, 5),), kwargs={"fft_length": [12]})),  # input padded
-    complex_op("signal.irfft2d", ((2, 3, 5),)),
+    f32(complex_op("signal.irfft2d", ((2, 3, 5),))),
     f32(complex_op("signal.irfft2d", ((2, 3, 5),), kwargs={"fft_length": [4, 8]})),  # padded
     values_only(f32(complex_op("signal.irfft3d", ((2, 3, 4),)))),
     # -- the N-dimensional wrappers (no gradient in TF) ----------------------------------
@@ -222,7 +222,7 @@ CASES = [
         norm="forward",
     ),
     # -- shifts --------------------------------------------------------------------------
-    real_op("signal.fftshift", ((5,), (3, 4))),
+    f32(real_op("signal.fftshift", ((5,), (3, 4)))),
     values_only(f32(real_op("signal.fftshift", ((3, 5),), axes=-1))),
     f32(real_op("signal.ifftshift", ((2, 3, 5),), axes=[0, -1])),
     # -- DCTs: every type, with and without norm="ortho", n cropping and padding ---------
