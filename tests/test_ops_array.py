@@ -1450,3 +1450,12 @@ def test_pad_of_a_complex_then_a_real_tensor_shares_no_broken_program():
     out = tapejax.pad(r, [[1, 1]])
     assert out.dtype == tapejax.float32
     np.testing.assert_array_equal(out.numpy(), [0.0, 1.0, 2.0, 0.0])
+
+
+def test_range_errors_print_float32_bounds_as_tf():
+    texts = []
+    for tf in (tensorflow, tapejax):
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            tf.range(np.float32(0.5), np.float32(-0.4))
+        texts.append(str(info.value).split("}} ")[-1].split(" [Op:")[0])
+    assert texts[0] == texts[1] == "Requires start <= limit when delta > 0: 0.5/-0.4"

@@ -97,15 +97,19 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         dtype = max(dtypes_, key=lambda d: _RANGE_HIERARCHY.index(d.name))
     npd = _dtype_np(dtype)
     s, l, d = values
+
+    def show(v):  # in the range's dtype, as TF prints it: float32 -0.4, not -0.4000000059604645
+        return str(np.asarray(v).astype(npd)[()])
+
     if d == 0:
-        raise InvalidArgumentError(None, None, f"Requires delta != 0: {d} [Op:Range]")
+        raise InvalidArgumentError(None, None, f"Requires delta != 0: {show(d)} [Op:Range]")
     if d > 0 and s > l:
         raise InvalidArgumentError(
-            None, None, f"Requires start <= limit when delta > 0: {s}/{l} [Op:Range]"
+            None, None, f"Requires start <= limit when delta > 0: {show(s)}/{show(l)} [Op:Range]"
         )
     if d < 0 and s < l:
         raise InvalidArgumentError(
-            None, None, f"Requires start >= limit when delta < 0: {s}/{l} [Op:Range]"
+            None, None, f"Requires start >= limit when delta < 0: {show(s)}/{show(l)} [Op:Range]"
         )
     return wrap(jnp.arange(s, l, d, dtype=npd))
 
