@@ -8,8 +8,11 @@ import pytest
 
 from compat_tests import harness
 
-# Exact: the stored record came from the same TF, through the same JSON round trip.
-_EXACT = harness.CaseOptions(rtol=0.0, atol=0.0, match_message=True, match_warnings=True)
+# Up to float32 rounding: the stored record came from the same TF through the same JSON
+# round trip, but TF's CPU kernels (oneDNN) pick their code by the processor, so a few
+# Keras cases differ in the last bits between an AMD and an Intel machine. An edited case
+# changes far more than that; structures, dtypes, texts and warnings stay exact.
+_UP_TO_ROUNDING = harness.CaseOptions(rtol=1e-5, atol=1e-6, match_message=True, match_warnings=True)
 
 
 @pytest.mark.parametrize("module_name", harness.CASE_MODULES)
@@ -32,7 +35,7 @@ def test_stored_records_equal_live_tensorflow(module_name):
             harness.compare(
                 stored[fn.__name__],
                 harness.live_tf_record(fn),
-                _EXACT,
+                _UP_TO_ROUNDING,
                 labels=("stored", "live TF"),
             )
         except harness.Mismatch as exc:
