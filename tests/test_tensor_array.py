@@ -162,7 +162,8 @@ def _rnn_step(dynamic):
 
             def body(t, h, ta):
                 h = tf.tanh(tf.matmul(tf.expand_dims(x[t], 0), w) * scale + h)
-                return t + 1, h, ta.write(t, h[0])
+                # a list, as the loop vars are one: TF eager checks the type with a bound
+                return [t + 1, h, ta.write(t, h[0])]
 
             _, _, ta = tf.while_loop(
                 lambda t, h, ta: t < 4,

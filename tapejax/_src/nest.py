@@ -435,7 +435,13 @@ _DOT = _Dot()
 
 
 def _describe(x) -> str:
-    return f"type={type(x).__name__} str={x}"
+    name = type(x).__name__
+    if name == "Tensor" and type(x).__module__ == "tapejax._src.tensor":
+        # TF names its tensors' classes by where they live: EagerTensor or SymbolicTensor
+        # (the traced ones, whose text TF writes with a graph name tapejax has not got).
+        traced = isinstance(getattr(x, "_value", None), jax.core.Tracer)
+        name = "SymbolicTensor" if traced else "EagerTensor"
+    return f"type={name} str={x!s}"  # str(), as TF's C++: a Tensor formats its NumPy value
 
 
 def _type_name(cls) -> str:

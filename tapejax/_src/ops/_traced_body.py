@@ -17,8 +17,9 @@ inputs), with captured Tensors temporarily holding tracers (as Variables do insi
 differentiate into a traced function: everything a user function takes from outside
 becomes an op input.
 
-Also here: what the constructs share about structures (TF's ``assert_same_structure``),
-dtype texts, and ``back_prop=False``.
+Also here: what the constructs share about structures (their checks are
+``nest.assert_same_structure``, called as TF calls it at each place), dtype texts, and
+``back_prop=False``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from .. import tensor as _tensor
 from ..conversion import convert_to_tensor
 from ..dispatch import Op
 from ..tensor import Tensor, wrap
+from ..tensor_spec import TensorSpec
 from ..variables import _creation_hooks
 from ._array_common import stop_gradient
 
@@ -60,40 +62,17 @@ def _is_sequence(x) -> bool:
     return isinstance(x, (list, tuple, Mapping))
 
 
-def assert_same_structure(first, second, check_types=True) -> None:
-    """TF's ``nest.assert_same_structure`` (its exception types and the start of its text)."""
-
-    def fail(detail):
-        raise ValueError(
-            "The two structures don't have the same nested structure.\n\n"
-            f"First structure: {first}\n\nSecond structure: {second}\n\n"
-            f"More specifically: {detail}"
-        )
-
-    def walk(a, b):
-        if _is_sequence(a) != _is_sequence(b):
-            fail(f"Substructure {a!r} is a sequence, while substructure {b!r} is not")
-        if not _is_sequence(a):
-            return
-        if check_types and type(a) is not type(b):
-            raise TypeError(
-                "The two structures don't have the same sequence type. Input structure has "
-                f"type {type(a)}, while shallow structure has type {type(b)}."
-            )
-        if isinstance(a, Mapping):
-            if set(a) != set(b):
-                fail(
-                    f"The two dictionaries don't have the same set of keys: {list(a)} vs {list(b)}"
-                )
-            for k in a:
-                walk(a[k], b[k])
-            return
-        if len(a) != len(b):
-            fail(f"The two structures don't have the same number of elements: {len(a)} vs {len(b)}")
-        for x, y in zip(a, b):
-            walk(x, y)
-
-    walk(first, second)
+def _type_spec(x):
+    """TF's ``type_spec_from_value`` for a loop variable, as eager ``tf.while_loop`` records
+    the structure it checks each iteration's result against (its texts show these specs).
+    What is no tensor (a TensorArray: TF shows a TensorArraySpec) stays itself."""
+    if type(x).__name__ == "SparseTensor":
+        return x._type_spec
+    try:
+        t = _as_tensor(x)
+    except (TypeError, ValueError):
+        return x
+    return TensorSpec(t.shape, t.dtype)
 
 
 class _Leaf:

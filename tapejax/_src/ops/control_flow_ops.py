@@ -19,6 +19,8 @@ recording it raises a ``NotImplementedError`` naming the fix.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -41,7 +43,7 @@ from ._traced_body import (
     _split,
     _tf_dtype,
     _Traced,
-    assert_same_structure,
+    _type_spec,
 )
 from .array_ops import stop_gradient
 from .tensor_array_ops import (
@@ -68,11 +70,14 @@ __all__ = [
 # -- branches: cond, case, switch_case --------------------------------------------------------
 
 
-def _traced_switch(index_fn, index_inputs, branches, what: str, label):
+def _traced_switch(index_fn, index_inputs, branches, what: str, checks):
     """One op: ``lax.switch(index_fn(*index_inputs), branches)`` over traced branch functions.
 
-    ``label(i)`` names branch ``i`` in TF's mismatch error. A branch returning TensorArrays
-    returns their buffers (``flatten_arrays``), rebuilt into arrays after the op.
+    ``checks`` says how TF compares the branches' results: a list of groups, in TF's order,
+    each a list of ``(branch, label)`` whose first member every other is checked against
+    (``tf.cond`` checks ``true_fn`` against ``false_fn``; ``tf.case`` is TF's chain of
+    ``tf.cond``). A branch returning TensorArrays returns their buffers
+    (``flatten_arrays``), rebuilt into arrays after the op.
     """
     arrays: dict = {}  # branch -> (skeleton, layout) where it returns TensorArrays
 
@@ -89,37 +94,50 @@ def _traced_switch(index_fn, index_inputs, branches, what: str, label):
         return run
 
     bodies = [_Traced(flattening(k, f), [], what) for k, f in enumerate(branches)]
+
+    def returned(k):  # what branch k returned, TensorArrays included
+        return arrays[k][0] if k in arrays else bodies[k].structure
+
+    for group in checks:
+        # TF counts each branch's leaves first (cond_v2's
+        # _make_indexed_slices_indices_types_match): a bare assert, its text the counts.
+        counts = [len(nest.flatten(returned(k))) for k, _ in group]
+        if len(set(counts)) != 1:
+            raise AssertionError(counts)
+        (k0, label0), rest = group[0], group[1:]
+        first = bodies[k0]
+        for k, label in rest:
+            b = bodies[k]
+            mismatch = functools.partial(
+                _branch_mismatch, what, label0, label, returned(k0), first, returned(k), b
+            )
+
+            try:
+                nest.assert_same_structure(returned(k0), returned(k), expand_composites=True)
+            except (TypeError, ValueError) as e:
+                raise TypeError(mismatch(str(e))) from None
+            if (k0 in arrays) != (k in arrays) or (
+                k in arrays
+                and not (
+                    _same_structure(arrays[k0][0], arrays[k][0])
+                    and same_layout(arrays[k0][1], arrays[k][1])
+                )
+            ):
+                raise ValueError(mismatch("TensorArrays (of one dtype) at different places"))
+            if [x is None for x in nest.flatten(first.structure)] != [
+                x is None for x in nest.flatten(b.structure)
+            ]:
+                raise ValueError(mismatch("None where a tensor is"))
+            for x, y in zip(first.out_avals, b.out_avals):
+                if x.dtype != y.dtype:
+                    raise TypeError(mismatch("dtypes differ"))
+                if x.shape != y.shape:
+                    raise ValueError(
+                        mismatch("shapes differ")
+                        + "\n(tapejax: traced branches must return equal shapes, as JAX "
+                        "requires; TF would return a tensor of partially unknown shape.)"
+                    )
     first = bodies[0]
-    for i, b in enumerate(bodies[1:], 1):
-        try:
-            assert_same_structure(first.structure, b.structure)
-        except (TypeError, ValueError) as e:
-            raise ValueError(_branch_mismatch(what, label, i, first, b, e)) from None
-        if (0 in arrays) != (i in arrays) or (
-            i in arrays
-            and not (
-                _same_structure(arrays[0][0], arrays[i][0])
-                and same_layout(arrays[0][1], arrays[i][1])
-            )
-        ):
-            raise ValueError(
-                _branch_mismatch(
-                    what, label, i, first, b, "TensorArrays (of one dtype) at different places"
-                )
-            )
-        if [x is None for x in nest.flatten(first.structure)] != [
-            x is None for x in nest.flatten(b.structure)
-        ]:
-            raise ValueError(_branch_mismatch(what, label, i, first, b, "None where a tensor is"))
-        for x, y in zip(first.out_avals, b.out_avals):
-            if x.dtype != y.dtype:
-                raise TypeError(_branch_mismatch(what, label, i, first, b, "dtypes differ"))
-            if x.shape != y.shape:
-                raise ValueError(
-                    _branch_mismatch(what, label, i, first, b, "shapes differ")
-                    + "\n(tapejax: traced branches must return equal shapes, as JAX requires; "
-                    "TF would return a tensor of partially unknown shape.)"
-                )
     types = [a.dtype for a in first.out_avals]
     # Variables any branch assigns: every branch returns their values (unchanged where it
     # does not assign them), and they are assigned after the op.
@@ -168,23 +186,26 @@ def _traced_switch(index_fn, index_inputs, branches, what: str, label):
 
 def _same_structure(a, b) -> bool:
     try:
-        assert_same_structure(a, b)
+        nest.assert_same_structure(a, b, expand_composites=True)
     except (TypeError, ValueError):
         return False
     return True
 
 
-def _branch_mismatch(what, label, i, first, other, detail) -> str:
+def _branch_mismatch(what, label0, label, returned0, first, returned, other, detail) -> str:
+    # TF's text (cond_v2._check_same_outputs), where it shows each branch's output graph
+    # tensors (their graph names): tapejax shows where each returned a tensor, then the
+    # shapes and dtypes. The "Error details" of a structure are nest's, TF's texts.
+    op = "tf.switch_case" if what == "tf.switch_case" else "tf.cond"
     return (
-        f"{label(0)} and {label(i)} arguments to {what} must have the same number, type, and "
-        f"overall structure of return values.\n\n{label(0)} output: {first.structure} "
-        f"{[str(a) for a in first.out_avals]}\n{label(i)} output: {other.structure} "
+        f"{label0} and {label} arguments to {op} must have the same number, type, and "
+        f"overall structure of return values.\n\n{label0} output: {returned0} "
+        f"{[str(a) for a in first.out_avals]}\n{label} output: {returned} "
         f"{[str(a) for a in other.out_avals]}\n\nError details:\n{detail}"
     )
 
 
-def _cond_labels(i):
-    return ("false_fn", "true_fn")[i]
+_COND_CHECKS = [[(1, "true_fn"), (0, "false_fn")]]  # the branches are [false_fn, true_fn]
 
 
 def cond(pred, true_fn=None, false_fn=None, name=None):
@@ -218,7 +239,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     if p._v.shape != ():
         raise ValueError(f"Shape must be rank 0 but is rank {p._v.ndim} for 'cond' predicate")
     return _traced_switch(
-        lambda q: q.astype(jnp.int32), [p], [false_fn, true_fn], "tf.cond", _cond_labels
+        lambda q: q.astype(jnp.int32), [p], [false_fn, true_fn], "tf.cond", _COND_CHECKS
     )
 
 
@@ -323,7 +344,14 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
 
     if not strict:
         branches = [lambda f=f: _unpack_if_singleton(f()) for f in branches]
-    return _traced_switch(index, preds, branches, "tf.case", lambda i: f"branch_fns[{i}]")
+    # TF's case is a chain of tf.cond, the innermost (last function against the default, or
+    # without one the one before it against the last) built and checked first; each cond
+    # returns its true_fn's structure.
+    checks, inner = [], len(branches) - 1
+    for k in range(inner - 1, -1, -1):
+        checks.append([(k, "true_fn"), (inner, "false_fn")])
+        inner = k
+    return _traced_switch(index, preds, branches, "tf.case", checks or [[(0, "true_fn")]])
 
 
 def _check_branch_fns(branch_index, branch_fns, default):
@@ -393,7 +421,8 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     def select(i):
         return jnp.where((i < 0) | (i >= n), n - 1, i).astype(jnp.int32)
 
-    return _traced_switch(select, [index], actions, "tf.switch_case", lambda i: f"branches[{i}]")
+    checks = [[(i, f"branches[{i}]") for i in range(len(actions))]]
+    return _traced_switch(select, [index], actions, "tf.switch_case", checks)
 
 
 # -- while_loop ------------------------------------------------------------------------------
@@ -465,8 +494,7 @@ def while_loop(
         maximum_iterations is not None and bound is None
     )
 
-    def call(fn, values):
-        out = fn(*values)
+    def as_list(out):
         if single and not isinstance(out, (list, tuple)):
             out = [out]
         return list(out) if isinstance(out, (list, tuple)) else [out]
@@ -479,6 +507,15 @@ def while_loop(
             return out
         return _finish(out, back_prop)
 
+    # What TF checks each iteration's result against: inside tf.function (while_v2) the
+    # loop vars as given, node types unchecked; eagerly (while_loop.py) their TypeSpecs,
+    # node types checked, with the iteration counter in front when there is a bound.
+    orig = [loop_vars] if single else loop_vars
+    if not traced and not building():
+        specs = nest.map_structure(_type_spec, list(state))
+        if maximum_iterations is not None:
+            specs = [_type_spec(0), nest.map_structure(_type_spec, orig)]
+
     if not traced:
         # As TF eager: a Python loop; tapes record the ops of each iteration.
         entering = state
@@ -490,8 +527,18 @@ def while_loop(
                 break
             if not bool(c if not isinstance(c, Tensor) else c._value):
                 break
-            new = call(body, state)
-            assert_same_structure(state, new, check_types=False)
+            out = body(*state)
+            new = as_list(out)
+            if building():
+                _check_body_result(out, orig)
+                # A traced TF loop hands its vars to the next iteration in their own structure.
+                new = nest.pack_sequence_as(state, nest.flatten(new))
+            elif maximum_iterations is not None:
+                # A bare result for one loop var is tapejax's leniency (TF eager wants a list).
+                raw = out if isinstance(out, (list, tuple)) and not single else new
+                nest.assert_same_structure(specs, [i + 1, raw])
+            else:
+                nest.assert_same_structure(specs, new)
             state = new
             i += 1
         if not traced:
@@ -500,7 +547,16 @@ def while_loop(
                 # The traced calls of this tapejax.function will size its arrays so.
                 result = as_if_traced(entering, result, bound)
             return finish(result)
-    return finish(_traced_while(cond, body, state, single, bound, maximum_iterations, back_prop))
+    return finish(
+        _traced_while(cond, body, state, orig, single, bound, maximum_iterations, back_prop)
+    )
+
+
+def _check_body_result(out, orig) -> None:
+    """TF's check of a traced loop body's result (``while_v2``): the loop vars' structure,
+    list and tuple alike."""
+    outputs = out if nest.is_nested(out) else [out]
+    nest.assert_same_structure(outputs, orig, check_types=False, expand_composites=True)
 
 
 def _as_loop_var(x):
@@ -523,7 +579,7 @@ def _find_array_shapes(body, state, bound):
     return with_found_shapes(state, probed, "tf.while_loop")
 
 
-def _traced_while(cond, body, state, single, bound, maximum_iterations, back_prop):
+def _traced_while(cond, body, state, orig, single, bound, maximum_iterations, back_prop):
     # TensorArrays are carried as the Tensors they are made of (``flatten_arrays``).
     layout = None
     leaves = nest.flatten(state)
@@ -543,11 +599,11 @@ def _traced_while(cond, body, state, single, bound, maximum_iterations, back_pro
 
     def body_fn(ts):
         out = body(*unpack(ts))
+        _check_body_result(out, orig)
         if single and not isinstance(out, (list, tuple)):
             out = [out]
         out = list(out) if isinstance(out, (list, tuple)) else [out]
         if layout is not None:
-            assert_same_structure(template, out, check_types=False)
             out = flatten_arrays(out, "tf.while_loop", like=layout)[0]
         return out
 
@@ -559,9 +615,6 @@ def _traced_while(cond, body, state, single, bound, maximum_iterations, back_pro
         )
     cond_t.refuse_assignments("tf.while_loop's cond")
     body_t = _Traced(body_fn, avals, "tf.while_loop")
-    assert_same_structure(
-        body_t.structure, template if layout is None else _skeleton(leaves), check_types=False
-    )
     body_t.require_outputs(len(flat), "tf.while_loop")
     for k, (a, b) in enumerate(zip(avals, body_t.out_avals)):
         if a.dtype != b.dtype:

@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes, nest
 from ..conversion import convert_to_tensor
 from ..errors import InvalidArgumentError, OutOfRangeError
+from ..function import building
 from ..tensor import Tensor
 from ._traced_body import (
     _apply,
@@ -34,7 +35,7 @@ from ._traced_body import (
     _reuse_key,
     _tf_dtype,
     _Traced,
-    assert_same_structure,
+    _type_spec,
 )
 from .join_split_ops import stack, unstack
 
@@ -110,6 +111,36 @@ def _empty_read() -> OutOfRangeError:
     return OutOfRangeError(None, None, "Tried to read from index 0 but array size is: 0 ")
 
 
+def _check_step(what, acc_structure, nested_acc, acc_init, has_init, out, k, n, graph) -> None:
+    """TF's check of the accumulator ``fn`` returned at step ``k`` (1-based) of ``n``.
+
+    scan checks it against its initializer (or ``elems``) itself. foldl and foldr leave it
+    to their ``while_loop`` over ``[i, accumulator]`` (``graph``: while_v2's check, node
+    types unchecked; eagerly the loop vars' TypeSpecs, with while_loop's own counter in
+    front), so their texts show those counters as TF has them at that step.
+    """
+    if what == "scan":
+        nest.assert_same_structure(acc_structure, out)
+        return
+    if what == "foldl":  # i: an int32 Tensor from 0 (1 without initializer), plus one a step
+        start = 0 if has_init else 1
+        i0, i_out = _int32(start), _int32(start + k)
+    else:  # foldr: a Python int from n (n - 1), minus one a step (a Tensor in a graph)
+        i0 = n if has_init else n - 1
+        i_out = _int32(i0 - k) if graph else i0 - k
+    if graph:
+        nest.assert_same_structure(
+            [i_out, out], [i0, acc_structure], check_types=False, expand_composites=True
+        )
+        return
+    specs = _pack(acc_structure, [_type_spec(a) for a in acc_init], nested_acc)
+    nest.assert_same_structure([_type_spec(0), [_type_spec(i0), specs]], [k, [i_out, out]])
+
+
+def _int32(i: int) -> Tensor:
+    return convert_to_tensor(np.int32(i))
+
+
 def _scan_like(fn, elems, initializer, reverse, keep_all, what):
     """scan (``keep_all``: every accumulator, stacked) and foldl/foldr (the last one)."""
     nested_in = _is_sequence(elems)
@@ -141,10 +172,13 @@ def _scan_like(fn, elems, initializer, reverse, keep_all, what):
     types = [t._v.dtype for t in acc]
     shapes = [t._v.shape for t in acc]
     history = [acc]
-    for i in order:
+    first, graph = acc, building()
+    for step, i in enumerate(order, 1):
         x = _pack(elems, [col[i] for col in columns], nested_in)
         out = fn(_pack(acc_structure, acc, nested_acc), x)
-        assert_same_structure(acc_structure, out)
+        _check_step(
+            what, acc_structure, nested_acc, first, init_flat is not None, out, step, n, graph
+        )
         acc = [_convert_like(o, d) for o, d in zip(nest.flatten(out), types)]
         if keep_all:
             for a, d, s in zip(acc, types, shapes):
@@ -180,11 +214,17 @@ def _traced_scan(
     types = [a.dtype for a in acc_avals]
     k = len(acc_avals)
 
+    n = flat_elems[0]._v.shape[0]
+    graph = not reuse or building()
+
     def step_fn(ts):
-        return fn(_pack(acc_structure, ts[:k], nested_acc), _pack(elems, ts[k:], nested_in))
+        out = fn(_pack(acc_structure, ts[:k], nested_acc), _pack(elems, ts[k:], nested_in))
+        # The first step's check stands for every step's (their structures are the same);
+        # a foldl/foldr text shows TF's loop counters at that step.
+        _check_step(what, acc_structure, nested_acc, ts[:k], has_init, out, 1, n, graph)
+        return out
 
     body = _Traced(step_fn, acc_avals + elem_avals, what)
-    assert_same_structure(acc_structure, body.structure)
     body.require_outputs(k, what)
     for a, b in zip(acc_avals, body.out_avals):
         if a.dtype != b.dtype:
@@ -384,7 +424,7 @@ def map_fn(
     shapes = None
     for i in range(n):
         out = fn(_pack(elems, [col[i] for col in columns], nested_in))
-        assert_same_structure(out_structure, out)
+        nest.assert_same_structure(out_structure, out)
         leaves = nest.flatten(out)
         row = [_convert_like(o, d) for o, d in zip(leaves, out_dtypes)]
         if shapes is None:
@@ -399,8 +439,13 @@ def map_fn(
 def _traced_map(fn, flat_elems, elems, nested_in, out_structure, out_dtypes, reuse=False):
     """One ``lax.scan`` op over the elements; ``reuse`` as for ``_traced_scan``."""
     elem_avals = [jax.ShapeDtypeStruct(t._v.shape[1:], t._v.dtype) for t in flat_elems]
-    body = _Traced(lambda ts: fn(_pack(elems, ts, nested_in)), elem_avals, "map_fn")
-    assert_same_structure(out_structure, body.structure)
+
+    def map_one(ts):
+        out = fn(_pack(elems, ts, nested_in))
+        nest.assert_same_structure(out_structure, out)
+        return out
+
+    body = _Traced(map_one, elem_avals, "map_fn")
     body.require_outputs(len(out_dtypes), "map_fn")
     for want, got in zip(out_dtypes, body.out_avals):
         if want != got.dtype:
