@@ -1,8 +1,14 @@
-"""``tf.image``: resizing, flips, crops, geometry, quality measures and colour conversions."""
+"""``tf.image``: resizing, flips, crops, geometry, quality measures, colour conversions,
+box drawing, glimpses, crop sampling and non-max suppression."""
 
 from tapejax._src.ops.batched_nms_ops import (
     combined_non_max_suppression,
     non_max_suppression_padded,
+)
+from tapejax._src.ops.image_box_ops import (
+    draw_bounding_boxes,
+    extract_glimpse,
+    non_max_suppression_overlaps,
 )
 from tapejax._src.ops.image_color_ops import (
     adjust_gamma,
@@ -14,6 +20,10 @@ from tapejax._src.ops.image_color_ops import (
     rgb_to_yuv,
     yiq_to_rgb,
     yuv_to_rgb,
+)
+from tapejax._src.ops.image_crop_sampling_ops import (
+    sample_distorted_bounding_box,
+    stateless_sample_distorted_bounding_box,
 )
 from tapejax._src.ops.image_geometry_ops import (
     crop_and_resize,
@@ -76,6 +86,8 @@ __all__ = [
     "convert_image_dtype",
     "crop_and_resize",
     "crop_to_bounding_box",
+    "draw_bounding_boxes",
+    "extract_glimpse",
     "extract_patches",
     "flip_left_right",
     "flip_up_down",
@@ -83,6 +95,7 @@ __all__ = [
     "hsv_to_rgb",
     "image_gradients",
     "non_max_suppression",
+    "non_max_suppression_overlaps",
     "non_max_suppression_padded",
     "non_max_suppression_with_scores",
     "pad_to_bounding_box",
@@ -103,6 +116,7 @@ __all__ = [
     "rgb_to_yiq",
     "rgb_to_yuv",
     "rot90",
+    "sample_distorted_bounding_box",
     "sobel_edges",
     "ssim",
     "ssim_multiscale",
@@ -113,6 +127,7 @@ __all__ = [
     "stateless_random_flip_up_down",
     "stateless_random_hue",
     "stateless_random_saturation",
+    "stateless_sample_distorted_bounding_box",
     "total_variation",
     "transpose",
     "yiq_to_rgb",

@@ -82,9 +82,14 @@ def _iou(boxes: np.ndarray, i: int, j: int) -> np.float32:
     return inter / (area_i + area_j - inter)
 
 
-def _greedy(boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma):
-    """TF's DoNonMaxSuppressionOp: selected indices and their (soft-NMS) scores."""
+def _greedy(
+    boxes, scores, max_output_size, iou_threshold, score_threshold, soft_nms_sigma, similarity=None
+):
+    """TF's DoNonMaxSuppressionOp: selected indices and their (soft-NMS) scores. The
+    similarity of boxes ``i`` and ``j`` is their IoU, or ``similarity(i, j)`` when given."""
     t = scores.dtype.type
+    if similarity is None:
+        similarity = lambda i, j: _iou(boxes, i, j)  # noqa: E731
     iou_threshold, score_threshold, sigma = t(iou_threshold), t(score_threshold), t(soft_nms_sigma)
     queue = [(-scores[i], i, 0) for i in range(len(scores)) if scores[i] > score_threshold]
     heapq.heapify(queue)  # highest score first, ties to the lower index
@@ -96,7 +101,7 @@ def _greedy(boxes, scores, max_output_size, iou_threshold, score_threshold, soft
         score = original = t(-neg)
         hard = False
         for j in range(len(selected) - 1, begin - 1, -1):
-            sim = t(_iou(boxes, index, selected[j]))
+            sim = t(similarity(index, selected[j]))
             weight = t(np.exp(scale * sim * sim))
             score = t(score * (weight if soft or sim <= iou_threshold else t(0)))
             if not soft and sim > iou_threshold:
