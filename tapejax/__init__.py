@@ -26,7 +26,9 @@ from tapejax import (
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
 from tapejax._src.asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from tapejax._src.conversion import constant, convert_to_tensor
+from tapejax._src.conversion_registry import register_tensor_conversion_function
 from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
+from tapejax._src.device_spec import DeviceSpec
 from tapejax._src.devices import device
 from tapejax._src.dtypes import (
     DType,
@@ -67,6 +69,7 @@ from tapejax._src.execution import (
     group,
     init_scope,
     inside_function,
+    is_symbolic_tensor,
     no_op,
     tuple,  # noqa: A004 - TF's name
 )
@@ -88,6 +91,7 @@ from tapejax._src.ops.array_ops import (
     ensure_shape,
     expand_dims,
     gather_nd,
+    guarantee_const,
     identity,
     rank,
     reshape,
@@ -122,6 +126,7 @@ from tapejax._src.ops.creation_ops import (
     zeros,
     zeros_like,
 )
+from tapejax._src.ops.edit_distance_ops import edit_distance
 from tapejax._src.ops.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
 from tapejax._src.ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
 from tapejax._src.ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
@@ -131,6 +136,7 @@ from tapejax._src.ops.join_split_ops import concat, split, stack, unstack
 from tapejax._src.ops.linalg_ops import matmul
 from tapejax._src.ops.list_ops import identity_n, parallel_stack, shape_n
 from tapejax._src.ops.logging_ops import print_v2 as print  # noqa: A004 - TF's name
+from tapejax._src.ops.logging_ops import timestamp
 from tapejax._src.ops.math_ops import (
     abs,  # noqa: A004 - TF's name
     add,
@@ -196,16 +202,24 @@ from tapejax._src.ops.volume_patch_ops import extract_volume_patches
 from tapejax._src.py_functions import numpy_function, py_function
 from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.sparse_tensor import SparseTensor, SparseTensorSpec
-from tapejax._src.symbolic_gradients import gradients, hessians
+from tapejax._src.symbolic_gradients import AggregationMethod, gradients, hessians
 from tapejax._src.tape import GradientTape, UnconnectedGradients
 from tapejax._src.tensor import GradientCutWarning, Tensor, is_tensor
 from tapejax._src.tensor_shape import TensorShape
-from tapejax._src.tensor_spec import TensorSpec
+from tapejax._src.tensor_spec import TensorSpec, TypeSpec
+from tapejax._src.tf_logging import get_logger
+from tapejax._src.type_spec import (
+    IndexedSlicesSpec,
+    NoneTensorSpec,
+    TensorArraySpec,
+    type_spec_from_value,
+)
 from tapejax._src.variables import (
     Variable,
     VariableAggregation,
     VariableSynchronization,
     name_scope,
+    variable_creator_scope,
 )
 
 newaxis = None
@@ -458,6 +472,20 @@ __all__ = [
     "zeros",
     "zeros_initializer",
     "zeros_like",
+    "AggregationMethod",
+    "DeviceSpec",
+    "get_logger",
+    "guarantee_const",
+    "is_symbolic_tensor",
+    "timestamp",
+    "register_tensor_conversion_function",
+    "variable_creator_scope",
+    "TypeSpec",
+    "type_spec_from_value",
+    "IndexedSlicesSpec",
+    "TensorArraySpec",
+    "NoneTensorSpec",
+    "edit_distance",
 ]
 
 

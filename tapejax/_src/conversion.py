@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import dtypes
+from . import conversion_registry, dtypes
 from .composite import CompositeTensor
 from .tensor import Tensor, wrap
 from .tensor_shape import TensorShape
@@ -253,15 +253,31 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None) -> Tensor:
 
     As ``tf.convert_to_tensor``: Python floats become float32, ints int32, NumPy arrays
     keep their dtype; a Tensor of another dtype than ``dtype`` is an error, not a cast.
+    Types given to ``register_tensor_conversion_function`` convert with their functions,
+    in TF's priority order.
 
     Example:
         >>> import tapejax as tf
         >>> tf.convert_to_tensor([1, 2]).dtype
         tf.int32
     """
-    del name
     if dtype is not None:
         dtype = dtypes.as_dtype(dtype)
+    if conversion_registry._registry and not isinstance(value, Tensor):
+        # Functions from tf.register_tensor_conversion_function, in TF's order.
+        return conversion_registry.convert(
+            value,
+            dtype,
+            dtype_hint,
+            name,
+            lambda v: _convert(v, dtype, dtype_hint),
+            _contains_tensor,
+        )
+    return _convert(value, dtype, dtype_hint)
+
+
+def _convert(value, dtype: dtypes.DType | None, dtype_hint) -> Tensor:
+    """tapejax's own conversion (what TF's built-in conversion functions do)."""
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype != dtype:
             raise ValueError(

@@ -92,9 +92,16 @@ _SPEC = re.compile(
 def device(device_name: str):
     """Places the ops of a block on a device (``tf.device``), through ``jax.default_device``.
 
+    Args:
+      device_name: a device string, or a ``DeviceSpec``.
+
     Raises:
       ValueError: the name does not parse, or no such device exists here.
     """
+    from .device_spec import DeviceSpec
+
+    if isinstance(device_name, DeviceSpec):
+        device_name = device_name.to_string()
     m = _SPEC.match(device_name.strip())
     if not m:
         raise ValueError(f"Invalid device specification: {device_name!r}")

@@ -31,6 +31,7 @@ from .variables import _scopes
 __all__ = [
     "executing_eagerly",
     "inside_function",
+    "is_symbolic_tensor",
     "init_scope",
     "get_current_name_scope",
     "get_static_value",
@@ -68,6 +69,27 @@ def executing_eagerly() -> bool:
     run eagerly (``tf.config.run_functions_eagerly(True)``)."""
     stack = _contexts.stack
     return not stack or stack[-1] == _EAGER
+
+
+def is_symbolic_tensor(tensor) -> bool:
+    """Whether ``tensor`` is a Tensor of a program being built (``tf.is_symbolic_tensor``):
+    True for Tensors inside a ``tapejax.function`` (its arguments and what it computes,
+    on the first, eager call as in the traces), and for Tensors holding a JAX tracer (in
+    a JAX transform); False for eager Tensors, Variables and other values.
+
+    .. warning:: An eager Tensor created outside a ``tapejax.function`` and used inside
+       it gives True there; TF gives False for such a captured Tensor.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.is_symbolic_tensor(tf.constant(1.0))
+        False
+        >>> tf.function(lambda x: tf.is_symbolic_tensor(x * 2))(tf.constant(1.0))
+        True
+    """
+    if not isinstance(tensor, Tensor):
+        return False
+    return not executing_eagerly() or isinstance(tensor._value, jax.core.Tracer)
 
 
 def inside_function() -> bool:

@@ -88,6 +88,21 @@ class IndexedSlices(CompositeTensor):
     def __neg__(self) -> IndexedSlices:
         return IndexedSlices(-self._values, self._indices, self._dense_shape)
 
+    @property
+    def _type_spec(self):
+        """TF's spec of these slices: the dense shape merged from the values' and
+        ``dense_shape``'s, the dtypes, and the indices' shape."""
+        from .type_spec import IndexedSlicesSpec
+
+        values, indices = convert_to_tensor(self._values), convert_to_tensor(self._indices)
+        indices_shape = indices.shape.merge_with(values.shape[:1])
+        dense = TensorShape([None]).concatenate(values.shape[1:])
+        dense_dtype = None
+        if self._dense_shape is not None:
+            dense_dtype = convert_to_tensor(self._dense_shape).dtype
+            dense = dense.merge_with(self.shape)
+        return IndexedSlicesSpec(dense, values.dtype, indices.dtype, dense_dtype, indices_shape)
+
     # -- CompositeTensor ----------------------------------------------------------------
 
     def _components(self) -> tuple:

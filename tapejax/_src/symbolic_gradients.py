@@ -12,7 +12,29 @@ from __future__ import annotations
 from . import execution
 from .tape import UnconnectedGradients
 
-__all__ = ["gradients", "hessians"]
+__all__ = ["gradients", "hessians", "AggregationMethod"]
+
+
+class AggregationMethod:
+    """How ``tf.gradients`` sums the gradients of a value used several times
+    (``tf.AggregationMethod``): TF's constants, for ``gradients``' and ``hessians``'
+    ``aggregation_method``.
+
+    ``GradientTape.gradient`` takes no such argument, in TF as here: JAX sums
+    contributions in the backward program it compiles.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.AggregationMethod.ADD_N, tf.AggregationMethod.DEFAULT
+        (0, 0)
+    """
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    # The following are experimental and may not be supported in future releases.
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
 
 _EAGER = (
     "tf.gradients is not supported when eager execution is enabled. Use tf.GradientTape instead."

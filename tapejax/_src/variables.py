@@ -8,6 +8,7 @@ the array and are never differentiable. This module must not import ops.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import threading
 
@@ -21,7 +22,13 @@ from .dispatch import Op
 from .tensor import Pending, Tensor, _next_id, numpy_text, wrap
 from .tensor_shape import TensorShape
 
-__all__ = ["Variable", "name_scope", "VariableSynchronization", "VariableAggregation"]
+__all__ = [
+    "Variable",
+    "name_scope",
+    "VariableSynchronization",
+    "VariableAggregation",
+    "variable_creator_scope",
+]
 
 _state = recorder._state
 
@@ -60,6 +67,128 @@ class _Creation(threading.local):
 
 
 _creation = _Creation()
+
+
+class _Creators(threading.local):
+    def __init__(self):
+        # The creators of the enclosing ``variable_creator_scope``s, outermost first.
+        self.stack: list = []
+
+
+_creators = _Creators()
+
+
+@contextlib.contextmanager
+def variable_creator_scope(variable_creator):
+    """Routes ``Variable(...)`` calls in the block through ``variable_creator``
+    (``tf.variable_creator_scope``).
+
+    ``variable_creator(next_creator, **kwargs)`` gets TF's keyword arguments
+    (``initial_value``, ``trainable``, ``validate_shape``, ``caching_device``, ``name``,
+    ``variable_def``, ``dtype``, ``import_scope``, ``constraint``, ``synchronization``,
+    ``aggregation``, ``shape``, ``experimental_enable_variable_lifting``) and returns what
+    ``Variable(...)`` returns: usually ``next_creator(**kwargs)``, possibly with changed
+    arguments. The innermost scope's creator runs first; the last ``next_creator`` makes
+    the Variable.
+
+    .. warning:: Variables tapejax makes for its own state (a random generator's key)
+       do not pass through creators; in TF they do.
+
+    Raises:
+        RuntimeError: scopes exited out of order (TF's text).
+
+    Example:
+        >>> import tapejax as tf
+        >>> def frozen(next_creator, **kwargs):
+        ...     return next_creator(**{**kwargs, "trainable": False})
+        >>> with tf.variable_creator_scope(frozen):
+        ...     v = tf.Variable(1.0)
+        >>> v.trainable
+        False
+    """
+    old = _creators.stack
+    new = [*old, variable_creator]
+    _creators.stack = new
+    try:
+        yield
+    finally:
+        if _creators.stack is not new:
+            raise RuntimeError("Exiting variable_creator_scope without proper nesting.")
+        _creators.stack = old
+
+
+def _make_getter(creator, previous):
+    def getter(**kwargs):
+        return creator(previous, **kwargs)
+
+    return getter
+
+
+class _VariableMeta(type):
+    """``Variable(...)`` goes through the active creators first, as TF's metaclass does."""
+
+    def __call__(cls, *args, **kwargs):
+        if cls is not Variable or not _creators.stack or _creation.by_library:
+            return super().__call__(*args, **kwargs)
+        return _call_creators(*args, **kwargs)
+
+
+_CREATOR_ARGS = (
+    "initial_value",
+    "trainable",
+    "validate_shape",
+    "caching_device",
+    "name",
+    "variable_def",
+    "dtype",
+    "import_scope",
+    "constraint",
+    "synchronization",
+    "aggregation",
+    "shape",
+    "experimental_enable_variable_lifting",
+)
+
+
+def _call_creators(
+    initial_value=None,
+    trainable=None,
+    validate_shape=True,
+    caching_device=None,
+    name=None,
+    variable_def=None,
+    dtype=None,
+    import_scope=None,
+    constraint=None,
+    synchronization=VariableSynchronization.AUTO,
+    aggregation=VariableAggregation.NONE,
+    shape=None,
+    experimental_enable_variable_lifting=None,
+    **kwargs,
+):
+    def create(**kws):
+        # As TF's default creator: the arguments it knows, others ignored.
+        return type.__call__(Variable, **{k: kws[k] for k in _CREATOR_ARGS if k in kws})
+
+    getter = create
+    for creator in _creators.stack:
+        getter = _make_getter(creator, getter)
+    return getter(
+        initial_value=initial_value,
+        trainable=trainable,
+        validate_shape=validate_shape,
+        caching_device=caching_device,
+        name=name,
+        variable_def=variable_def,
+        dtype=dtype,
+        import_scope=import_scope,
+        constraint=constraint,
+        synchronization=synchronization,
+        aggregation=VariableAggregation.NONE if aggregation is None else aggregation,
+        shape=shape,
+        experimental_enable_variable_lifting=experimental_enable_variable_lifting,
+        **kwargs,
+    )
 
 
 class name_scope:  # noqa: N801 - TF's name
@@ -122,7 +251,7 @@ _update_ops = {
 }
 
 
-class Variable:
+class Variable(metaclass=_VariableMeta):
     """A mutable tensor-valued variable (``tf.Variable``), usable wherever a Tensor is.
 
     Example:

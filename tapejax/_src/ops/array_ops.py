@@ -462,3 +462,37 @@ from .scatter_ops import tensor_scatter_nd_sub as tensor_scatter_nd_sub  # noqa:
 from .scatter_ops import tensor_scatter_nd_update as tensor_scatter_nd_update  # noqa: E402
 
 slice = tf_slice  # noqa: A001 - TF's name
+
+
+# TF registers GuaranteeConst as having no gradient (its tape raises LookupError): None here.
+_guarantee_const_op = Op("GuaranteeConst", lambda x: x, differentiable=False)
+_guarantee_const_warned = False
+
+
+def guarantee_const(input, name=None):  # noqa: A002
+    """The input, promised constant (``tf.guarantee_const``, deprecated in TF: "Not for
+    public use").
+
+    TF uses the promise to fold the value into a graph; XLA folds constants itself, so
+    here it is ``identity`` with no gradient. The first call logs TF's deprecation
+    warning through ``tf.get_logger()``.
+
+    .. warning:: A tape gives ``None`` through it, where TF raises ``LookupError`` (TF
+       registers no gradient for ``GuaranteeConst``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.guarantee_const(tf.constant([1.0, 2.0])).numpy()
+        array([1., 2.], dtype=float32)
+    """
+    global _guarantee_const_warned
+    if not _guarantee_const_warned:
+        _guarantee_const_warned = True
+        from .. import tf_logging
+
+        file, line = tf_logging._caller_site() or ("<unknown>", 0)
+        tf_logging.logger.warning(
+            f"From {file}:{line}: guarantee_const (from tapejax) is deprecated and will be "
+            "removed in a future version.\nInstructions for updating:\nNot for public use."
+        )
+    return apply(_guarantee_const_op, (to_tensor(input),))

@@ -1,15 +1,19 @@
-"""``tapejax.print`` (``tf.print``): prints tensors eagerly, and on every call of a compiled program."""
+"""``tapejax.print`` (``tf.print``) and ``tapejax.timestamp``: print tensors and read the
+clock eagerly, and on every call of a compiled program (never once at trace time)."""
 
 from __future__ import annotations
 
 import sys
+import time
 
 import jax
 import numpy as np
+from jax.experimental import io_callback
 
-from ..tensor import Tensor
+from ..conversion import canonical_np_dtype
+from ..tensor import Tensor, wrap
 
-__all__ = ["print_v2"]
+__all__ = ["print_v2", "timestamp"]
 
 
 def _text(x) -> str:
@@ -45,3 +49,27 @@ def print_v2(*inputs, output_stream=sys.stderr, summarize=3, sep=" ", end="\n", 
 
 def _text_of(array) -> str:
     return np.array2string(np.asarray(array), separator=" ")
+
+
+def timestamp(name=None) -> Tensor:
+    """The time in seconds since the Unix epoch, as a float64 scalar (``tf.timestamp``).
+
+    Read when the op runs: inside ``tapejax.function`` (or a JAX transform) on every
+    call of the compiled program, as TF's stateful op.
+
+    .. warning:: float64 needs JAX's 64-bit mode (``jax_enable_x64``); without it the
+       value is float32 (with tapejax's narrowing warning), which resolves only 128
+       seconds at today's times.
+
+    Example:
+        >>> import time
+        >>> import tapejax as tf
+        >>> abs(float(tf.timestamp()) - time.time()) < 600
+        True
+    """
+    del name
+    dtype = canonical_np_dtype(np.float64)
+    value = io_callback(
+        lambda: np.asarray(time.time(), dtype), jax.ShapeDtypeStruct((), dtype), ordered=True
+    )
+    return wrap(value)
