@@ -87,45 +87,77 @@ def record(op, static, args, trace):
     array, a pending value or a Python scalar (tracers, NumPy arrays), or when abstract
     evaluation fails (the eager call then raises the op's own error).
 
-    Every op recorded under a tape comes here: ``_input_avals``, ``_defer`` and
-    ``append_node`` are written out inline.
+    Every op recorded under a tape comes here: ``_input_avals``, ``_defer``, ``_codes``,
+    ``append_node`` and ``_outputs`` are written out inline.
     """
     live = trace.live  # the ids of the tape's watched and produced Tensors
     recorded = False
     avals = []
+    codes = []  # a (node, output) pair per pending input; None until numbered as a leaf
     for a in args:
         if type(a) is Tensor:
             v = a._v
             tv = type(v)
             if tv is Pending:
-                if v.node.trace is not trace:
-                    v = a._v = v.value()  # computed, or pending in another recording
-                    tv = type(v)
-            if tv is not Pending and tv is not ArrayImpl:
+                if v.node.trace is trace:
+                    avals.append(v.aval)
+                    codes.append((v.node.index, v.pos))
+                    if not recorded and a._id in live:
+                        recorded = True
+                    continue
+                v = a._v = v.value()  # computed, or pending in another recording
+                tv = type(v)
+            if tv is not ArrayImpl:
                 return None
             avals.append(v.aval)
+            codes.append(None)
             if not recorded and a._id in live:
                 recorded = True
         elif type(a) in _SCALARS:
             avals.append(type(a))
+            codes.append(None)
         else:
             return None
     if not recorded:
         return None
-    out_avals = _out_avals(op, static, args, avals)
+    out_avals = _abstract.get((op, static, *avals))
     if out_avals is None:
-        return None
+        out_avals = _out_avals(op, static, args, avals)
+        if out_avals is None:
+            return None
+    leaves = trace.leaves
+    for i, c in enumerate(codes):
+        if c is None:
+            a = args[i]
+            if type(a) is Tensor:
+                leaf_of = trace.leaf_of
+                k = leaf_of.get(a._id)
+                if k is None:
+                    k = leaf_of[a._id] = len(leaves)
+                    leaves.append(a._v)
+                    trace.leaf_avals.append(avals[i])
+            else:
+                k = len(leaves)
+                leaves.append(a)
+                trace.leaf_avals.append(avals[i])
+            codes[i] = k
     lazy_nodes = trace.lazy_nodes
     node = LazyNode(op, static, args, len(lazy_nodes), trace)
-    trace.sig.append((op, static, _codes(trace, args, avals)))
+    trace.sig.append((op, static, tuple(codes)))
     lazy_nodes.append(node)
-    outs = _outputs(node, out_avals)
     nodes = trace.nodes
     idx = len(nodes)
+    if len(out_avals) == 1:
+        node.n_out = 1
+        t = object.__new__(Tensor)
+        t._v = Pending(node, 0, out_avals[0])
+        t._id = _next_id()
+        outs = (t,)
+        nodes.append((op, static, args, outs))
+        live[t._id] = (idx, 0)
+        return outs if op.multiple_outputs else t
+    outs = _outputs(node, out_avals)
     nodes.append((op, static, args, outs))
-    if len(outs) == 1:
-        live[outs[0]._id] = (idx, 0)
-        return outs if op.multiple_outputs else outs[0]
     for pos, o in enumerate(outs):
         live[o._id] = (idx, pos)
     return outs
@@ -458,40 +490,56 @@ def compute_trace(trace) -> None:
     Which ones are held is read from reference counts once the recording has let go of
     its own references (its tape's record and the nodes' arguments): a value the caller
     can reach is always returned, and an unknown reference only makes it return more."""
-    sig = tuple(trace.sig)
     trace.open_after = False
     count = sys.getrefcount
     outputs, keep = _release(trace)
     held = []
+    places = []
     for o in outputs:
         p = o._v
         # ``o``: ``outputs``, ``o`` here and count's argument (plus ``keep``); ``p``:
         # ``o._v``, ``p`` here and count's argument.
         if type(p) is Pending and p.node.trace is trace and (count(o) > 3 or count(p) > 3):
             held.append(o)
-    places = tuple((o._v.node.index, o._v.pos) for o in held)
+            places.append((p.node.index, p.pos))
+    sig = tuple(trace.sig)
+    places = tuple(places)
+    key = ("trace", sig, tuple(trace.leaf_avals), places)
+    fn = _programs.get(key)
+    if fn is None:
 
-    def build():
-        def run(*leaves):
-            outs = _replay(sig, leaves)
-            return tuple(outs[i][pos] for i, pos in places)
+        def build():
+            def run(*leaves):
+                outs = _replay(sig, leaves)
+                return tuple([outs[i][pos] for i, pos in places])
 
-        return run
+            return run
 
-    values = _cached(("trace", sig, tuple(trace.leaf_avals), places), build)(*trace.leaves)
-    results: dict = {}
+        fn = _cached(key, build)
+    values = fn(*trace.leaves)
     for o, v in zip(held, values):
-        node = o._v.node
-        r = results.get(node)
+        p = o._v
+        node = p.node
+        r = node.results
         if r is None:
-            r = results[node] = [DROPPED] * node.n_out
-        r[o._v.pos] = v
+            r = node.results = [DROPPED] * node.n_out
+        r[p.pos] = v
         o._v = v
     for n in trace.lazy_nodes:
         if n.trace is trace:
-            r = results.get(n)
-            n.results = tuple(r) if r is not None else (DROPPED,) * n.n_out
+            if n.results is None:
+                n.results = _all_dropped(n.n_out)
             n.trace = None
+
+
+def _all_dropped(n: int) -> tuple:
+    r = _DROPPED_TUPLES.get(n)
+    if r is None:
+        r = _DROPPED_TUPLES[n] = (DROPPED,) * n
+    return r
+
+
+_DROPPED_TUPLES: dict = {}
 
 
 def _release(trace):
@@ -506,7 +554,10 @@ def _release(trace):
     for entry in trace.nodes:
         outs = entry[3]
         # References to the tuple: the tape's record, ``outs`` here and count's argument.
-        if len(outs) > 1 and count(outs) > 3:
+        if len(outs) == 1:
+            outputs.append(outs[0])
+            continue
+        if count(outs) > 3:
             keep.extend(outs)
         outputs.extend(outs)
     trace.nodes.clear()  # a consumed tape's record: nothing reads it any more

@@ -430,22 +430,26 @@ class GradientTape:
                 f"Need first dimension of target shape ({TensorShape(target_shape)}) and "
                 f"source shape ({TensorShape(source_shape)}) to match."
             )
-        _unconnected_mode(unconnected_gradients)
-        _check_parallel_iterations(parallel_iterations, "batch_jacobian")
-        rows = math.prod(target_shape[1:]) if target_shape[0] else 0
+        if type(unconnected_gradients) is not UnconnectedGradients:
+            _unconnected_mode(unconnected_gradients)
+        if parallel_iterations is not None:
+            _check_parallel_iterations(parallel_iterations, "batch_jacobian")
         if not experimental_use_pfor and not self._persistent:
             raise RuntimeError(
                 "GradientTape must be created with persistent=True to compute the batch_jacobian "
                 "with eager execution enabled and  with experimental_use_pfor set to False."
             )
-        if parallel_iterations is not None and not self._persistent and parallel_iterations < rows:
-            # TF's loop body runs once per chunk, and a non-persistent tape only once.
-            raise RuntimeError(
-                "GradientTape must be created with persistent=True to compute the batch_jacobian "
-                "with parallel_iterations."
-            )
+        if parallel_iterations is not None and not self._persistent:
+            rows = math.prod(target_shape[1:]) if target_shape[0] else 0
+            if parallel_iterations < rows:
+                # TF's loop body runs once per chunk, and a non-persistent tape only once.
+                raise RuntimeError(
+                    "GradientTape must be created with persistent=True to compute the "
+                    "batch_jacobian with parallel_iterations."
+                )
         trace = self._begin_derivative()
-        _check_target_or_source(source, "_id")
+        if type(source) is not Tensor:
+            _check_target_or_source(source, "_id")
         out = _batch_jacobian(trace, target, source, parallel_iterations)
         if out is None:
             out = wrap(jnp.zeros(target_shape + source_shape[1:], target._v.dtype))
