@@ -139,6 +139,15 @@ class Sparse:
         return fw.sparse.SparseTensor(np.asarray(self.indices, np.int64), v, self.dense_shape)
 
 
+def sp(indices, values, dense_shape, dtype=np.int32) -> Sparse:
+    """A ``Sparse`` from Python lists: ``indices`` as an int64 ``[n, rank]`` array."""
+    return Sparse(
+        np.array(indices, np.int64).reshape(-1, len(dense_shape)),
+        np.array(values, dtype),
+        tuple(int(d) for d in dense_shape),
+    )
+
+
 # -- running a case under a framework ---------------------------------------------------
 
 

@@ -11,7 +11,7 @@ import tapejax
 
 tensorflow = pytest.importorskip("tensorflow")
 
-from opcheck import check_error  # noqa: E402 - the shared op-test harness (tests/opcheck.py)
+from opcheck import Sparse, check_error, sp  # noqa: E402 - the shared op-test harness (tests/opcheck.py)
 
 # The ops have tests of their own here instead of a Case (their results are SparseTensors
 # built on the host).
@@ -27,25 +27,13 @@ A = np.array([[1, 2, 2, 3], [4, 5, 6, 7], [3, 3, 3, 3]], np.int32)
 B = np.array([[2, 2, 9, 1], [7, 8, 8, 8], [0, 1, 2, 4]], np.int32)
 
 
-class Sp:
-    """A SparseTensor operand, built in each framework."""
-
-    def __init__(self, indices, values, dense_shape, dtype=np.int32):
-        self.indices = np.array(indices, np.int64).reshape(-1, len(dense_shape))
-        self.values = np.array(values, dtype)
-        self.dense_shape = np.array(dense_shape, np.int64)
-
-    def build(self, fw):
-        return fw.sparse.SparseTensor(self.indices, fw.constant(self.values), self.dense_shape)
-
-
-SA = Sp([[0, 1], [1, 0], [1, 3]], [2, 7, 7], [3, 5])
-SB = Sp([[0, 0], [0, 2], [2, 1]], [2, 5, 3], [3, 4])
-UNSORTED = Sp([[0, 2], [0, 1], [2, 0]], [1, 2, 9], [3, 3])
+SA = sp([[0, 1], [1, 0], [1, 3]], [2, 7, 7], [3, 5])
+SB = sp([[0, 0], [0, 2], [2, 1]], [2, 5, 3], [3, 4])
+UNSORTED = sp([[0, 2], [0, 1], [2, 0]], [1, 2, 9], [3, 3])
 
 
 def _build(fw, x):
-    return x.build(fw) if isinstance(x, Sp) else x
+    return x.build(fw) if isinstance(x, Sparse) else x
 
 
 def _run(fw, name, a, b, **kwargs):
@@ -102,7 +90,7 @@ def test_int64_sets():
     "sp, kwargs",
     [
         (SA, {}),
-        (Sp([[0, 0], [0, 1], [1, 2]], [3, 3, 5], [2, 4]), {}),
+        (sp([[0, 0], [0, 1], [1, 2]], [3, 3, 5], [2, 4]), {}),
         (UNSORTED, {"validate_indices": False}),
     ],
 )
@@ -159,24 +147,24 @@ def test_size_matches_tf(sp, kwargs):
             r"indices\[1\] = \[0,1\] is out of order. Many sparse ops require sorted indices",
         ),
         (
-            lambda tf: tf.sets.union(Sp([[0, 1], [0, 1]], [1, 2], [3, 3]).build(tf), A[:, :3]),
+            lambda tf: tf.sets.union(sp([[0, 1], [0, 1]], [1, 2], [3, 3]).build(tf), A[:, :3]),
             "InvalidArgumentError",
             r"indices\[1\] = \[0,1\] is repeated",
         ),
         (
-            lambda tf: tf.sets.union(Sp([[0, 4]], [1], [3, 3]).build(tf), A[:, :3]),
+            lambda tf: tf.sets.union(sp([[0, 4]], [1], [3, 3]).build(tf), A[:, :3]),
             "InvalidArgumentError",
             r"indices\[0\] = \[0,4\] is out of bounds: need 0 <= index < \[3,3\]",
         ),
         (
             lambda tf: tf.sets.union(
-                Sp([[0, 4]], [1], [3, 3]).build(tf), A[:, :3], validate_indices=False
+                sp([[0, 4]], [1], [3, 3]).build(tf), A[:, :3], validate_indices=False
             ),
             "InternalError",
             r"indices\[0, 1\] expected < 3, got 4.",
         ),
         (
-            lambda tf: tf.sets.size(Sp([[1], [4]], [1, 2], [5]).build(tf)),
+            lambda tf: tf.sets.size(sp([[1], [4]], [1, 2], [5]).build(tf)),
             "InvalidArgumentError",
             "Invalid rank 1.",
         ),

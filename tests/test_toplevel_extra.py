@@ -19,7 +19,7 @@ import tapejax
 
 tensorflow = pytest.importorskip("tensorflow")
 
-from opcheck import check_error, raised  # noqa: E402 - the shared op-test harness
+from opcheck import check_error, raised, sp  # noqa: E402 - the shared op-test harness
 
 FRAMEWORKS = {"tapejax": tapejax, "tensorflow": tensorflow}
 
@@ -580,29 +580,17 @@ def test_indexed_slices_spec_indices_shape_must_be_rank_1():
 # -- edit_distance ---------------------------------------------------------------------------
 
 
-class Sp:
-    """A SparseTensor operand, built in each framework."""
-
-    def __init__(self, indices, values, dense_shape, dtype=np.int32):
-        self.indices = np.array(indices, np.int64).reshape(-1, len(dense_shape))
-        self.values = np.array(values, dtype)
-        self.dense_shape = np.array(dense_shape, np.int64)
-
-    def build(self, fw):
-        return fw.SparseTensor(self.indices, fw.constant(self.values), self.dense_shape)
-
-
 EDIT_CASES = [
-    (Sp([[0, 0, 0], [1, 0, 0]], [1, 2], [2, 1, 1]), Sp([[0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 1, 0]], [4, 2, 3, 1], [2, 2, 2])),
-    (Sp([[0, 0, 0], [1, 0, 0]], [1, 2], [2, 1, 1]), Sp([[0, 0, 0]], [1], [2, 1, 1])),
-    (Sp(np.zeros((0, 2)), [], [2, 3]), Sp(np.zeros((0, 2)), [], [2, 3])),
-    (Sp([[0, 1], [0, 0]], [1, 2], [1, 2]), Sp([[0, 0]], [2], [1, 1])),
-    (Sp([[0, 0]], [1.5], [1, 1], np.float32), Sp([[0, 0]], [1.5], [1, 1], np.float32)),
-    (Sp([[0, 0]], [True], [1, 1], bool), Sp([[0, 0]], [False], [1, 1], bool)),
-    (Sp([[0, 0], [0, 1], [0, 2]], [1, 2, 3], [1, 3]), Sp([[0, 0], [0, 1]], [1, 3], [1, 5])),
-    (Sp([[3, 0]], [1], [4, 3]), Sp([[0, 1]], [1], [2, 5])),
-    (Sp([[0, 0, 0], [0, 0, 1], [0, 0, 2], [0, 1, 0], [1, 1, 3]], [5, 6, 7, 1, 2], [2, 2, 4]),
-     Sp([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1]], [6, 7, 1, 1, 2, 2], [2, 2, 2])),
+    (sp([[0, 0, 0], [1, 0, 0]], [1, 2], [2, 1, 1]), sp([[0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 1, 0]], [4, 2, 3, 1], [2, 2, 2])),
+    (sp([[0, 0, 0], [1, 0, 0]], [1, 2], [2, 1, 1]), sp([[0, 0, 0]], [1], [2, 1, 1])),
+    (sp(np.zeros((0, 2)), [], [2, 3]), sp(np.zeros((0, 2)), [], [2, 3])),
+    (sp([[0, 1], [0, 0]], [1, 2], [1, 2]), sp([[0, 0]], [2], [1, 1])),
+    (sp([[0, 0]], [1.5], [1, 1], np.float32), sp([[0, 0]], [1.5], [1, 1], np.float32)),
+    (sp([[0, 0]], [True], [1, 1], bool), sp([[0, 0]], [False], [1, 1], bool)),
+    (sp([[0, 0], [0, 1], [0, 2]], [1, 2, 3], [1, 3]), sp([[0, 0], [0, 1]], [1, 3], [1, 5])),
+    (sp([[3, 0]], [1], [4, 3]), sp([[0, 1]], [1], [2, 5])),
+    (sp([[0, 0, 0], [0, 0, 1], [0, 0, 2], [0, 1, 0], [1, 1, 3]], [5, 6, 7, 1, 2], [2, 2, 4]),
+     sp([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1]], [6, 7, 1, 1, 2, 2], [2, 2, 2])),
 ]  # fmt: skip
 
 
@@ -631,12 +619,12 @@ def test_edit_distance_takes_sparse_tensor_values():
 @pytest.mark.parametrize(
     "h, t, error, message",
     [
-        (Sp([[0, 0]], [1], [1, 1]), None, "TypeError", r"^Truth must be a SparseTensor\.$"),
-        (None, Sp([[0, 0]], [1], [1, 1]), "TypeError", r"^Hypothesis must be a SparseTensor\.$"),
-        (Sp([[0, 0]], [1.0], [1, 1], np.float32), Sp([[0, 0]], [1], [1, 1]), "InvalidArgumentError", r"cannot compute EditDistance as input #4\(zero-based\) was expected to be a float tensor but is a int32 tensor \[Op:EditDistance\]"),
-        (Sp([[0, 0]], [1], [1, 1]), Sp([[0, 0, 0]], [1], [1, 1, 1]), "InvalidArgumentError", r"Expected truth and hypothesis to have matching ranks, but their shapes are: \[3\] and \[2\] \[Op:EditDistance\]"),
-        (Sp([[0]], [1], [1]), Sp([[0, 0]], [1], [1, 1]), "InvalidArgumentError", r"Expected truth and hypothesis to have matching ranks, but their shapes are: \[2\] and \[1\] \[Op:EditDistance\]"),
-        (Sp([[0]], [1], [1]), Sp([[0]], [2], [1]), "InvalidArgumentError", r"Input SparseTensors must have rank at least 2, but truth_shape rank is: 1 \[Op:EditDistance\]"),
+        (sp([[0, 0]], [1], [1, 1]), None, "TypeError", r"^Truth must be a SparseTensor\.$"),
+        (None, sp([[0, 0]], [1], [1, 1]), "TypeError", r"^Hypothesis must be a SparseTensor\.$"),
+        (sp([[0, 0]], [1.0], [1, 1], np.float32), sp([[0, 0]], [1], [1, 1]), "InvalidArgumentError", r"cannot compute EditDistance as input #4\(zero-based\) was expected to be a float tensor but is a int32 tensor \[Op:EditDistance\]"),
+        (sp([[0, 0]], [1], [1, 1]), sp([[0, 0, 0]], [1], [1, 1, 1]), "InvalidArgumentError", r"Expected truth and hypothesis to have matching ranks, but their shapes are: \[3\] and \[2\] \[Op:EditDistance\]"),
+        (sp([[0]], [1], [1]), sp([[0, 0]], [1], [1, 1]), "InvalidArgumentError", r"Expected truth and hypothesis to have matching ranks, but their shapes are: \[2\] and \[1\] \[Op:EditDistance\]"),
+        (sp([[0]], [1], [1]), sp([[0]], [2], [1]), "InvalidArgumentError", r"Input SparseTensors must have rank at least 2, but truth_shape rank is: 1 \[Op:EditDistance\]"),
     ],
 )  # fmt: skip
 def test_edit_distance_errors_are_tfs(h, t, error, message):

@@ -178,6 +178,11 @@ def _sample(
     draw,
     seed=None,
 ):
+    # TF's defaults, for the public functions' None.
+    aspect_ratio_range = [0.75, 1.33] if aspect_ratio_range is None else aspect_ratio_range
+    area_range = [0.05, 1.0] if area_range is None else area_range
+    max_attempts = 100 if max_attempts is None else max_attempts
+    use_image_if_no_bounding_boxes = bool(use_image_if_no_bounding_boxes)
     size = to_tensor(image_size)
     require(size, "iu", op_name)
     boxes = convert_to_tensor(bounding_boxes, dtype=dtypes.float32)
@@ -268,10 +273,10 @@ def sample_distorted_bounding_box(
         image_size,
         bounding_boxes,
         min_object_covered,
-        [0.75, 1.33] if aspect_ratio_range is None else aspect_ratio_range,
-        [0.05, 1.0] if area_range is None else area_range,
-        100 if max_attempts is None else max_attempts,
-        bool(use_image_if_no_bounding_boxes),
+        aspect_ratio_range,
+        area_range,
+        max_attempts,
+        use_image_if_no_bounding_boxes,
         lambda shape, _: uniform(shape, 0, _INT32_MAX, dtype=dtypes.int32, seed=seed or None),
     )
 
@@ -305,10 +310,10 @@ def stateless_sample_distorted_bounding_box(
         image_size,
         bounding_boxes,
         min_object_covered,
-        [0.75, 1.33] if aspect_ratio_range is None else aspect_ratio_range,
-        [0.05, 1.0] if area_range is None else area_range,
-        100 if max_attempts is None else max_attempts,
-        bool(use_image_if_no_bounding_boxes),
+        aspect_ratio_range,
+        area_range,
+        max_attempts,
+        use_image_if_no_bounding_boxes,
         lambda shape, s: stateless_uniform(shape, s, 0, _INT32_MAX, dtype=dtypes.int32),
         seed=seed,
     )
