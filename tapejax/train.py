@@ -1,9 +1,12 @@
-"""Training checkpoints (``tf.train``): ``Checkpoint``, ``CheckpointManager``, ``latest_checkpoint``.
+"""Training utilities (``tf.train``): checkpoints, their readers, moving averages, threads.
 
 Checkpoints are ``.npz`` files keyed by object path (``model/layers/0/w``); see
 ``tapejax/_src/checkpoint.py`` and ``docs/interop.md`` for the format. Restoring places
 each value with the target Variable's sharding, so a checkpoint saved on one device
 restores onto a ``tapejax.distribute`` strategy's layout and back.
+``get_checkpoint_state``, ``load_checkpoint`` and ``checkpoints_iterator`` read those
+directories; ``ExponentialMovingAverage`` keeps TF's update formula; ``Coordinator``
+is TF's thread coordinator.
 """
 
 from tapejax._src.checkpoint import (
@@ -14,12 +17,30 @@ from tapejax._src.checkpoint import (
     list_variables,
     load_variable,
 )
+from tapejax._src.checkpoint_options import CheckpointOptions
+from tapejax._src.checkpoint_utils import (
+    CheckpointReader,
+    CheckpointState,
+    checkpoints_iterator,
+    get_checkpoint_state,
+    load_checkpoint,
+)
+from tapejax._src.coordinator import Coordinator
+from tapejax._src.moving_averages import ExponentialMovingAverage
 
 __all__ = [
     "Checkpoint",
     "CheckpointLoadStatus",
     "CheckpointManager",
+    "CheckpointOptions",
+    "CheckpointReader",
+    "CheckpointState",
+    "Coordinator",
+    "ExponentialMovingAverage",
+    "checkpoints_iterator",
+    "get_checkpoint_state",
     "latest_checkpoint",
     "list_variables",
+    "load_checkpoint",
     "load_variable",
 ]

@@ -30,6 +30,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import nest
+from .checkpoint_options import check_options, run_write_callbacks
 from .conversion import canonical_np_dtype, x64_enabled
 from .errors import NotFoundError
 from .module import Module
@@ -333,13 +334,19 @@ class Checkpoint:
         return out
 
     def write(self, file_prefix, options=None) -> str:
-        """Writes ``file_prefix``.npz (no numbering, no state file). Returns ``file_prefix``."""
-        del options
+        """Writes ``file_prefix``.npz (no numbering, no state file). Returns ``file_prefix``.
+
+        ``options`` (a ``CheckpointOptions``): its ``experimental_write_callbacks`` run
+        once the file is written.
+        """
+        options = check_options(options)
         variables = self._variables()
         arrays = {k: _to_host(v._value) for k, v in variables.items()}
         if jax.process_index() == 0:
             _write_file(file_prefix, arrays, {k: v.name for k, v in variables.items()})
-        return os.fspath(file_prefix)
+        path = os.fspath(file_prefix)
+        run_write_callbacks(options, path)
+        return path
 
     def save(self, file_prefix, options=None) -> str:
         """Saves ``file_prefix-N``.npz, N the incremented ``save_counter``; records it as latest.
@@ -347,6 +354,7 @@ class Checkpoint:
         Returns:
           The checkpoint's path (``file_prefix-N``), for ``restore``.
         """
+        options = check_options(options)
         counter = self.save_counter
         counter.assign_add(1)
         path = f"{os.fspath(file_prefix)}-{int(counter.numpy())}"
@@ -370,7 +378,7 @@ class Checkpoint:
           NotFoundError: no such checkpoint (TF's text).
           ValueError: a saved value's shape or dtype differs from its Variable's.
         """
-        del options
+        check_options(options)
         if save_path is None:
             return _NothingRestored()
         saved = _read_file(save_path)
@@ -429,8 +437,8 @@ def _assign_saved(var, value: np.ndarray) -> None:
 _STATE_LINE = re.compile(r'^(\w+):\s*(?:"((?:[^"\\]|\\.)*)"|(\S+))\s*$')
 
 
-def _read_state(directory) -> dict | None:
-    path = os.path.join(os.fspath(directory), _STATE_FILE)
+def _read_state(directory, filename=None) -> dict | None:
+    path = os.path.join(os.fspath(directory), filename or _STATE_FILE)
     if not os.path.exists(path):
         return None
     state = {"paths": [], "timestamps": [], "latest": None, "last_preserved": None}
@@ -481,8 +489,7 @@ def _absolute(directory, path) -> str:
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
     """The latest checkpoint saved in ``checkpoint_dir``, or None (``tf.train.latest_checkpoint``)."""
-    del latest_filename
-    state = _read_state(checkpoint_dir)
+    state = _read_state(checkpoint_dir, latest_filename)
     if not state or not state["latest"]:
         return None
     path = _absolute(checkpoint_dir, state["latest"])
@@ -601,7 +608,7 @@ class CheckpointManager:
         Returns:
           The new checkpoint's path, or None when the interval says not yet.
         """
-        del options
+        options = check_options(options)
         if self._checkpoint_interval is not None:
             step = int(np.asarray(self._step_counter))
             if self._last_checkpoint_step is not None:
@@ -614,7 +621,7 @@ class CheckpointManager:
         counter.assign_add(1)
         number = counter if checkpoint_number is None else checkpoint_number
         path = f"{self._prefix}-{int(np.asarray(number))}"
-        self._checkpoint.write(path)
+        self._checkpoint.write(path, options)
         self._maybe_delete.pop(path, None)
         self._maybe_delete[path] = time.time()
         self._latest_checkpoint = path
