@@ -1,0 +1,1136 @@
+"""``tf.quantization``: fake quantization, quantize/dequantize and quantized concat, with
+TF's kernels' numerics (nudged ranges, rounding, the float32 arithmetic), errors and
+gradients.
+
+TF's gradients are not JAX's here: fake quantization is straight-through inside the
+nudged range and zero outside, with the outside part going to ``min``/``max``; so each
+differentiable op is a ``jax.custom_jvp`` holding TF's formula (linear in the tangents,
+so forward and reverse mode both follow it). Quantized dtypes (``qint8`` ...) have no JAX
+array type: a quantized tensor is held in the integer type TF's ``.numpy()`` shows
+(``quint8`` as ``uint8`` ...). This module must never read a traced value.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import dtypes
+from ..conversion import convert_to_tensor
+from ..dispatch import Op, apply
+from ..errors import InvalidArgumentError, NotFoundError
+from ._array_common import _host, stop_gradient
+from ._helpers import tf_type_name, to_tensor
+
+FakeQuantWithMinMaxVarsGradient = collections.namedtuple(
+    "FakeQuantWithMinMaxVarsGradient",
+    ["backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max"],
+)
+FakeQuantWithMinMaxVarsPerChannelGradient = collections.namedtuple(
+    "FakeQuantWithMinMaxVarsPerChannelGradient",
+    ["backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max"],
+)
+QuantizeV2 = collections.namedtuple("QuantizeV2", ["output", "output_min", "output_max"])
+QuantizedConcat = collections.namedtuple("QuantizedConcat", ["output", "output_min", "output_max"])
+
+_F32 = np.float32
+
+
+def _error(op_name, text):
+    return InvalidArgumentError(None, None, f"{text} [Op:{op_name}]")
+
+
+# -- fake quantization ---------------------------------------------------------------------
+
+
+def _nudge(mn, mx, num_bits, narrow_range):
+    """TF's ``Nudge`` (fake_quant_ops_functor.h) in float32: the range moved so that 0.0 is
+    exactly representable. Returns ``(nudged_min, nudged_max, scale, inv_scale)``."""
+    qmin = _F32(1.0 if narrow_range else 0.0)
+    qmax = _F32((1 << num_bits) - 1)
+    steps = _opaque(qmax - qmin, mn)
+    scale = _exact((mx - mn) / steps)
+    inv_scale = _exact(steps / (mx - mn))
+    zero_from_min = _exact(qmin - _exact(mn / scale))
+    zero = jnp.where(
+        zero_from_min < qmin,
+        qmin,
+        jnp.where(zero_from_min > qmax, qmax, _round_away(zero_from_min)),
+    )
+    return _exact((qmin - zero) * scale), _exact((qmax - zero) * scale), scale, inv_scale
+
+
+def _round_away(v):
+    """C's ``round``: halves away from zero (``floor(v + 0.5)`` is wrong just below 0.5)."""
+    t = jnp.trunc(v)
+    return jnp.where(jnp.abs(v - t) >= 0.5, t + jnp.sign(v), t)
+
+
+def _opaque(c, like):
+    """The constant ``c`` (``like``'s dtype) as a value XLA cannot see is constant: it
+    rewrites a division by a constant into an inexact multiplication by its reciprocal.
+    (``like`` NaN gives NaN, which the result would be anyway.)"""
+    like = jnp.asarray(like)
+    return jnp.where(like == like, jnp.asarray(c, like.dtype), like)
+
+
+def _exact(v):
+    """``v`` computed as written: XLA may neither rewrite a division by a constant into a
+    multiplication (inexact) nor fuse it with what follows into an FMA, which would move
+    results at rounding ties away from TF's (Eigen's) float32 arithmetic."""
+    # The barrier stops XLA's constant rewrites; a select between an operation and its
+    # user stops LLVM's FMA contraction (a barrier does not survive XLA CPU's fusion).
+    v = jax.lax.optimization_barrier(jnp.asarray(v))
+    # A select between an operation and its user stops LLVM's FMA contraction (an
+    # optimization barrier does not survive XLA CPU's fusion); NaN stays NaN.
+    return jnp.where(v == v, v, -v)
+
+
+def _nudge_host(mn, mx, num_bits, narrow_range):
+    """``_nudge`` for Python-number ranges, in NumPy float32 (C's float arithmetic)."""
+    qmin = _F32(1.0 if narrow_range else 0.0)
+    qmax = _F32((1 << num_bits) - 1)
+    mn, mx = _F32(mn), _F32(mx)
+    scale = (mx - mn) / (qmax - qmin)
+    inv_scale = (qmax - qmin) / (mx - mn)
+    zero_from_min = qmin - mn / scale
+    if zero_from_min < qmin:
+        zero = qmin
+    elif zero_from_min > qmax:
+        zero = qmax
+    else:
+        zero = _F32(np.trunc(zero_from_min) + (zero_from_min % 1 >= 0.5))
+    return (qmin - zero) * scale, (qmax - zero) * scale, scale, inv_scale
+
+
+def _fake_quant(x, nudged, divide):
+    """TF's FakeQuantWithMinMax*Functor on a nudged range. The Args kernel multiplies by
+    the inverse scale, the Vars kernels (``divide``) divide by the scale: they differ at
+    rounding ties."""
+    nmin, nmax, scale, inv_scale = nudged
+    quant_zero = jnp.floor(_exact(_exact(-nmin * inv_scale) + _F32(0.5)))
+    clamped = jnp.maximum(jnp.minimum(x, nmax), nmin)
+    shifted = _exact(clamped - nmin)
+    shifted = _exact(shifted / scale if divide else shifted * inv_scale)
+    return jnp.floor(_exact(_exact(shifted - quant_zero) + _F32(0.5))) * scale
+
+
+def _masks(x, nudged):
+    nmin, nmax = nudged[0], nudged[1]
+    return (x >= nmin) & (x <= nmax), x < nmin, x > nmax
+
+
+def _make_fake_quant_vars():
+    @jax.custom_jvp
+    def fq(x, mn, mx, num_bits, narrow_range, divide):
+        return _fake_quant(x, _nudge(mn, mx, num_bits, narrow_range), divide)
+
+    fq = jax.custom_jvp(fq.fun, nondiff_argnums=(3, 4, 5))
+
+    @fq.defjvp
+    def _jvp(num_bits, narrow_range, divide, primals, tangents):
+        # TF's FakeQuantWithMinMaxVarsGradient: the input's gradient passes inside the
+        # nudged range; below it goes to min, above it to max.
+        x, mn, mx = primals
+        tx, tmn, tmx = tangents
+        nudged = _nudge(mn, mx, num_bits, narrow_range)
+        inside, below, above = _masks(x, nudged)
+        out = _fake_quant(x, nudged, divide)
+        zero = jnp.zeros_like(out)
+        t = jnp.where(inside, tx, zero) + jnp.where(below, tmn, zero) + jnp.where(above, tmx, zero)
+        return out, t
+
+    return fq
+
+
+def _make_fake_quant_args():
+    @jax.custom_jvp
+    def fq(x, nudged):
+        return _fake_quant(x, nudged, False)
+
+    fq = jax.custom_jvp(fq.fun, nondiff_argnums=(1,))
+
+    @fq.defjvp
+    def _jvp(nudged, primals, tangents):
+        # TF's FakeQuantWithMinMaxArgsGradient: straight-through inside the nudged range.
+        (x,), (tx,) = primals, tangents
+        out = _fake_quant(x, nudged, False)
+        return out, jnp.where(_masks(x, nudged)[0], tx, jnp.zeros_like(out))
+
+    return fq
+
+
+_fake_quant_vars = _make_fake_quant_vars()
+_fake_quant_args = _make_fake_quant_args()
+
+
+def _args_fn(x, *, min, max, num_bits, narrow_range):  # noqa: A002
+    return _fake_quant_args(x, _nudge_host(min, max, num_bits, narrow_range))
+
+
+def _vars_fn(x, mn, mx, *, num_bits, narrow_range):
+    return _fake_quant_vars(x, mn, mx, num_bits, narrow_range, True)
+
+
+def _per_channel_fn(x, mn, mx, *, num_bits, narrow_range):
+    return _fake_quant_vars(x, mn, mx, num_bits, narrow_range, False)
+
+
+def _args_grad_fn(g, x, *, min, max, num_bits, narrow_range):  # noqa: A002
+    inside, _, _ = _masks(x, _nudge_host(min, max, num_bits, narrow_range))
+    return jnp.where(inside, g, jnp.zeros_like(g))
+
+
+def _vars_grad_fn(g, x, mn, mx, *, num_bits, narrow_range, per_channel):
+    inside, below, above = _masks(x, _nudge(mn, mx, num_bits, narrow_range))
+    zero = jnp.zeros_like(g)
+    axes = tuple(range(x.ndim - 1)) if per_channel else None
+    return (
+        jnp.where(inside, g, zero),
+        jnp.sum(jnp.where(below, g, zero), axis=axes),
+        jnp.sum(jnp.where(above, g, zero), axis=axes),
+    )
+
+
+_ARGS = Op("FakeQuantWithMinMaxArgs", _args_fn)
+_VARS = Op("FakeQuantWithMinMaxVars", _vars_fn)
+_PER_CHANNEL = Op("FakeQuantWithMinMaxVarsPerChannel", _per_channel_fn)
+_ARGS_GRAD = Op("FakeQuantWithMinMaxArgsGradient", _args_grad_fn, differentiable=False)
+_VARS_GRAD = Op(
+    "FakeQuantWithMinMaxVarsGradient", _vars_grad_fn, differentiable=False, multiple_outputs=True
+)
+_PER_CHANNEL_GRAD = Op(
+    "FakeQuantWithMinMaxVarsPerChannelGradient",
+    _vars_grad_fn,
+    differentiable=False,
+    multiple_outputs=True,
+)
+
+
+def _float32(value, op_name, what="inputs"):
+    t = to_tensor(value) if not isinstance(value, (int, float, list)) else None
+    if t is None:
+        return convert_to_tensor(value, dtype=dtypes.float32)
+    if t._v.dtype != np.float32:
+        raise _error(
+            op_name,
+            f"cannot compute {op_name} as input #0(zero-based) was expected to be a float "
+            f"tensor but is a {tf_type_name(t._v.dtype)} tensor",
+        )
+    return t
+
+
+def _check_bits(num_bits, op_name):
+    if not 2 <= num_bits <= 16:
+        raise _error(op_name, "num_bits must be between 2 and 16, inclusive")
+
+
+def _check_args(min, max, num_bits, op_name):  # noqa: A002
+    if min >= max:
+        raise _error(op_name, f"min has to be smaller than max, was: {_fmt(min)} >= {_fmt(max)}")
+    _check_bits(num_bits, op_name)
+
+
+def _fmt(v) -> str:
+    """A float as C++'s ``operator<<`` writes it (6 significant digits, no trailing .0)."""
+    return f"{float(v):g}"
+
+
+def _scalar_range(mn, mx, op_name):
+    for name, t in (("min", mn), ("max", mx)):
+        if t.shape.rank != 0:
+            raise _error(op_name, f"{name} must be a scalar, but has shape {t.shape}")
+
+
+def _channel_range(x, mn, mx, op_name):
+    depth = x.shape[-1] if x.shape.rank else None
+    for name, t in (("min", mn), ("max", mx)):
+        if t.shape.rank != 1:
+            raise _error(op_name, f"{name} must be a rank 1 tensor")
+        if t.shape[0] != depth:
+            raise _error(op_name, f"{name} has incorrect size, expected {depth} was {t.shape[0]}")
+
+
+def fake_quant_with_min_max_args(
+    inputs,
+    min=-6,
+    max=6,
+    num_bits=8,
+    narrow_range=False,
+    name=None,  # noqa: A002
+):
+    """Fake-quantizes float32 ``inputs`` to ``num_bits`` over ``[min, max]`` nudged so 0 is
+    exact (``tf.quantization.fake_quant_with_min_max_args``).
+
+    Args:
+        inputs: a float32 tensor.
+        min: the range's lower end, a Python float.
+        max: the range's upper end, a Python float (must exceed ``min``).
+        num_bits: 2 to 16.
+        narrow_range: quantize to ``[1, 2**num_bits - 1]`` instead of ``[0, 2**num_bits - 1]``.
+        name: ignored (TF's op name).
+
+    Returns:
+        A float32 tensor of ``inputs``' shape: each value clamped to the nudged range and
+        rounded to its grid. The gradient is TF's straight-through one: the upstream
+        gradient inside the nudged range, 0 outside.
+
+    Raises:
+        InvalidArgumentError: ``min >= max`` or ``num_bits`` outside ``[2, 16]``, with TF's texts.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.quantization.fake_quant_with_min_max_args([-7.0, 0.3, 1.0], -1.0, 3.0).numpy()
+        array([-1.0039216,  0.2980392,  0.9960785], dtype=float32)
+    """
+    op = "FakeQuantWithMinMaxArgs"
+    x = _float32(inputs, op)
+    _check_args(min, max, num_bits, op)
+    static = (("min", float(min)), ("max", float(max)), ("num_bits", int(num_bits)))
+    return apply(_ARGS, (x,), (*static, ("narrow_range", bool(narrow_range))))
+
+
+def fake_quant_with_min_max_args_gradient(
+    gradients,
+    inputs,
+    min=-6,  # noqa: A002
+    max=6,  # noqa: A002
+    num_bits=8,
+    narrow_range=False,
+    name=None,
+):
+    """The gradient of ``fake_quant_with_min_max_args`` (``tf.quantization.fake_quant_with_min_max_args_gradient``).
+
+    Args:
+        gradients: float32 upstream gradients, of ``inputs``' shape.
+        inputs: the float32 values ``fake_quant_with_min_max_args`` was given.
+        min: the range's lower end, a Python float.
+        max: the range's upper end, a Python float (must exceed ``min``).
+        num_bits: 2 to 16.
+        narrow_range: as in ``fake_quant_with_min_max_args``.
+        name: ignored (TF's op name).
+
+    Returns:
+        ``gradients`` where ``inputs`` is inside the nudged range, 0 elsewhere. Not
+        differentiable: a tape gives None through it, as in TF.
+    """
+    op = "FakeQuantWithMinMaxArgsGradient"
+    g, x = _float32(gradients, op), _float32(inputs, op)
+    _check_args(min, max, num_bits, op)
+    _same_shape(g, x, op)
+    static = (("min", float(min)), ("max", float(max)), ("num_bits", int(num_bits)))
+    return apply(_ARGS_GRAD, (g, x), (*static, ("narrow_range", bool(narrow_range))))
+
+
+def _same_shape(g, x, op):
+    if g.shape.as_list() != x.shape.as_list():
+        raise _error(op, "gradients and inputs must be the same size")
+
+
+def fake_quant_with_min_max_vars(
+    inputs,
+    min,
+    max,
+    num_bits=8,
+    narrow_range=False,
+    name=None,  # noqa: A002
+):
+    """Fake-quantizes float32 ``inputs`` over a range held in scalar tensors
+    (``tf.quantization.fake_quant_with_min_max_vars``).
+
+    Args:
+        inputs: a float32 tensor.
+        min: a float32 scalar (a Variable in quantization-aware training).
+        max: a float32 scalar.
+        num_bits: 2 to 16.
+        narrow_range: quantize to ``[1, 2**num_bits - 1]``.
+        name: ignored (TF's op name).
+
+    Returns:
+        A float32 tensor of ``inputs``' shape. Gradients are TF's: the input's is
+        straight-through inside the nudged range and 0 outside; ``min``'s is the sum of the
+        upstream gradient below the range, ``max``'s the sum above it. As in TF, ``min >
+        max`` is not checked (the result is what TF's kernel gives).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.quantization.fake_quant_with_min_max_vars([0.3, 9.0], -1.0, 3.0).numpy()
+        array([0.2980392, 2.9960785], dtype=float32)
+    """
+    op = "FakeQuantWithMinMaxVars"
+    x, mn, mx = _float32(inputs, op), _float32(min, op), _float32(max, op)
+    _check_bits(num_bits, op)
+    _scalar_range(mn, mx, op)
+    static = (("num_bits", int(num_bits)), ("narrow_range", bool(narrow_range)))
+    return apply(_VARS, (x, mn, mx), static)
+
+
+def fake_quant_with_min_max_vars_gradient(
+    gradients,
+    inputs,
+    min,
+    max,
+    num_bits=8,
+    narrow_range=False,
+    name=None,  # noqa: A002
+):
+    """The gradients of ``fake_quant_with_min_max_vars`` (``tf.quantization.fake_quant_with_min_max_vars_gradient``).
+
+    Args:
+        gradients: float32 upstream gradients, of ``inputs``' shape.
+        inputs: the float32 values that were fake-quantized.
+        min: a float32 scalar.
+        max: a float32 scalar.
+        num_bits: 2 to 16.
+        narrow_range: as in ``fake_quant_with_min_max_vars``.
+        name: ignored (TF's op name).
+
+    Returns:
+        ``(backprops_wrt_input, backprop_wrt_min, backprop_wrt_max)``, a namedtuple as TF's.
+        Not differentiable: a tape gives None through it, as in TF.
+    """
+    op = "FakeQuantWithMinMaxVarsGradient"
+    g, x = _float32(gradients, op), _float32(inputs, op)
+    mn, mx = _float32(min, op), _float32(max, op)
+    _check_bits(num_bits, op)
+    _same_shape(g, x, op)
+    _scalar_range(mn, mx, op)
+    static = (
+        ("num_bits", int(num_bits)),
+        ("narrow_range", bool(narrow_range)),
+        ("per_channel", False),
+    )
+    return FakeQuantWithMinMaxVarsGradient(*apply(_VARS_GRAD, (g, x, mn, mx), static))
+
+
+def fake_quant_with_min_max_vars_per_channel(
+    inputs,
+    min,
+    max,
+    num_bits=8,
+    narrow_range=False,
+    name=None,  # noqa: A002
+):
+    """Fake-quantizes float32 ``inputs`` with one range per last-dimension channel
+    (``tf.quantization.fake_quant_with_min_max_vars_per_channel``).
+
+    Args:
+        inputs: a float32 tensor of shape ``[..., d]``.
+        min: float32, shape ``[d]``.
+        max: float32, shape ``[d]``.
+        num_bits: 2 to 16.
+        narrow_range: quantize to ``[1, 2**num_bits - 1]``.
+        name: ignored (TF's op name).
+
+    Returns:
+        A float32 tensor of ``inputs``' shape. Gradients as ``fake_quant_with_min_max_vars``'s,
+        channel by channel (``min``'s and ``max``'s summed over all but the last axis).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.quantization.fake_quant_with_min_max_vars_per_channel(
+        ...     [[0.3, 0.3]], [-1.0, 0.0], [3.0, 1.0]).numpy()
+        array([[0.2980392, 0.3019608]], dtype=float32)
+    """
+    op = "FakeQuantWithMinMaxVarsPerChannel"
+    x, mn, mx = _float32(inputs, op), _float32(min, op), _float32(max, op)
+    _check_bits(num_bits, op)
+    _channel_range(x, mn, mx, op)
+    static = (("num_bits", int(num_bits)), ("narrow_range", bool(narrow_range)))
+    return apply(_PER_CHANNEL, (x, mn, mx), static)
+
+
+def fake_quant_with_min_max_vars_per_channel_gradient(
+    gradients,
+    inputs,
+    min,
+    max,
+    num_bits=8,
+    narrow_range=False,
+    name=None,  # noqa: A002
+):
+    """The gradients of ``fake_quant_with_min_max_vars_per_channel``
+    (``tf.quantization.fake_quant_with_min_max_vars_per_channel_gradient``).
+
+    Args:
+        gradients: float32 upstream gradients, of ``inputs``' shape ``[..., d]``.
+        inputs: the float32 values that were fake-quantized.
+        min: float32, shape ``[d]``.
+        max: float32, shape ``[d]``.
+        num_bits: 2 to 16.
+        narrow_range: as in ``fake_quant_with_min_max_vars_per_channel``.
+        name: ignored (TF's op name).
+
+    Returns:
+        ``(backprops_wrt_input, backprop_wrt_min, backprop_wrt_max)``, a namedtuple as TF's;
+        the last two of shape ``[d]``. Not differentiable: a tape gives None through it.
+    """
+    op = "FakeQuantWithMinMaxVarsPerChannelGradient"
+    g, x = _float32(gradients, op), _float32(inputs, op)
+    mn, mx = _float32(min, op), _float32(max, op)
+    _check_bits(num_bits, op)
+    _same_shape(g, x, op)
+    _channel_range(x, mn, mx, op)
+    static = (
+        ("num_bits", int(num_bits)),
+        ("narrow_range", bool(narrow_range)),
+        ("per_channel", True),
+    )
+    return FakeQuantWithMinMaxVarsPerChannelGradient(
+        *apply(_PER_CHANNEL_GRAD, (g, x, mn, mx), static)
+    )
+
+
+# -- quantize and dequantize (simulated) ------------------------------------------------------
+
+
+def _round(v, half_to_even):
+    v = _exact(v)
+    return jnp.round(v) if half_to_even else jnp.floor(_exact(v + jnp.asarray(0.5, v.dtype)))
+
+
+def _qdq(x, mn, mx, *, signed, num_bits, range_given, half_to_even, narrow_range, axis):
+    """TF's QuantizeAndDequantizeOneScaleFunctor / PerChannel (quantize_and_dequantize_op.h)."""
+    dt = x.dtype
+    if axis >= 0:
+        shape = [1] * x.ndim
+        shape[axis] = x.shape[axis]
+        reduce_axes = tuple(a for a in range(x.ndim) if a != axis)
+    else:
+        shape, reduce_axes = (), None
+    if range_given:
+        lo, hi = jnp.reshape(mn, shape), jnp.reshape(mx, shape)
+    else:
+        lo = jnp.min(x, axis=reduce_axes).reshape(shape)
+        hi = jnp.max(x, axis=reduce_axes).reshape(shape)
+    if signed:
+        qmin = -(1 << (num_bits - 1)) + (1 if narrow_range else 0)
+        qmax = (1 << (num_bits - 1)) - 1
+    else:
+        qmin, qmax = 0, (1 << num_bits) - 1
+    qmin_f, qmax_f = _opaque(qmin, lo), _opaque(qmax, lo)
+    big = jnp.asarray(jnp.finfo(dt).max, dt)
+    from_min = jnp.where(_exact(qmin_f * lo) > 0, _exact(qmin_f / lo), big)
+    from_max = jnp.where(_exact(qmax_f * hi) > 0, _exact(qmax_f / hi), big)
+    use_min = from_min < from_max
+    scale = jnp.where(use_min, from_min, from_max)
+    inverse = _exact(jnp.where(use_min, _exact(lo / qmin_f), _exact(hi / qmax_f)))
+    hi = jnp.where(use_min, _exact(qmax_f * inverse), hi)
+    lo = jnp.where(use_min, lo, _exact(qmin_f * inverse))
+    if range_given:
+        x = jnp.maximum(jnp.minimum(x, hi), lo)
+    return _round(x * scale, half_to_even) * inverse
+
+
+def _make_qdq_v4():
+    @jax.custom_jvp
+    def qdq(x, mn, mx, static):
+        return _qdq(x, mn, mx, **dict(static))
+
+    qdq = jax.custom_jvp(qdq.fun, nondiff_argnums=(3,))
+
+    @qdq.defjvp
+    def _jvp(static, primals, tangents):
+        # TF's QuantizeAndDequantizeV4Grad: the input's gradient passes where the input is
+        # inside [input_min, input_max] as given (even when range_given is False); the
+        # range's gradients are zeros.
+        x, mn, mx = primals
+        axis = dict(static)["axis"]
+        shape = [1] * x.ndim
+        if axis >= 0:
+            shape[axis] = x.shape[axis]
+        lo, hi = jnp.reshape(mn, shape), jnp.reshape(mx, shape)
+        out = _qdq(x, mn, mx, **dict(static))
+        inside = (x >= lo) & (x <= hi)
+        return out, jnp.where(inside, tangents[0], jnp.zeros_like(out))
+
+    return qdq
+
+
+_qdq_v4 = _make_qdq_v4()
+
+
+def _qdq_v4_fn(x, mn, mx, **static):
+    return _qdq_v4(x, mn, mx, tuple(sorted(static.items())))
+
+
+def _make_qdq_v2():
+    @jax.custom_jvp
+    def qdq(x, mn, mx, static):
+        return _qdq(x, mn, mx, **dict(static))
+
+    qdq = jax.custom_jvp(qdq.fun, nondiff_argnums=(3,))
+
+    @qdq.defjvp
+    def _jvp(static, primals, tangents):
+        # TF's _QuantizeAndDequantizeV2Grad: the whole upstream gradient passes to the
+        # input (the range is not recorded: see quantize_and_dequantize).
+        return qdq(*primals, static), tangents[0]
+
+    return qdq
+
+
+_qdq_v2 = _make_qdq_v2()
+
+
+def _qdq_v2_fn(x, mn, mx, **static):
+    return _qdq_v2(x, mn, mx, tuple(sorted(static.items())))
+
+
+_QDQ_V4 = Op("QuantizeAndDequantizeV4", _qdq_v4_fn)
+_QDQ_V2 = Op("QuantizeAndDequantizeV2", _qdq_v2_fn)
+
+_QDQ_FLOATS = ("bfloat16", "float16", "float32", "float64")
+
+
+def _qdq_args(
+    op,
+    input,
+    input_min,
+    input_max,
+    signed_input,
+    num_bits,
+    range_given,
+    round_mode,
+    narrow_range,
+    axis,
+):  # noqa: A002
+    x = to_tensor(input)
+    name = dtypes.as_dtype(x._v.dtype).name
+    if name not in _QDQ_FLOATS:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'T' of {tf_type_name(x._v.dtype)} is not in the list of allowed "
+            "values: bfloat16, half, float, double",
+        )
+    mn = convert_to_tensor(input_min, dtype=x.dtype)
+    mx = convert_to_tensor(input_max, dtype=x.dtype)
+    if round_mode not in ("HALF_TO_EVEN", "HALF_UP"):
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'round_mode' of \"{round_mode}\" is not in the list of allowed "
+            'values: "HALF_TO_EVEN", "HALF_UP"',
+        )
+    rank = x.shape.rank
+    if axis is None:
+        axis = -1
+    elif axis < 0:
+        axis %= rank
+    if axis >= 0 and axis >= rank:
+        raise _error(op, f"Axis is out of bounds, got {axis} but the input has rank {rank}")
+    if not 0 < num_bits < (62 if signed_input else 63):
+        raise _error(
+            op, f"num_bits is out of range: {num_bits} with signed_input_ {int(signed_input)}"
+        )
+    want = [] if axis < 0 else [x.shape[axis]]
+    for what, t in (("input_min", mn), ("input_max", mx)):
+        if t.shape.as_list() != want:
+            shape = "[]" if axis < 0 else f"[{x.shape[axis]}]"
+            raise _error(op, f"{what} must have shape {shape}, got {t.shape}")
+    if range_given:
+        lo, hi = _host(mn), _host(mx)
+        if lo is not None and hi is not None and np.any(lo > hi):
+            i = int(np.argmax(np.reshape(lo > hi, -1)))
+            raise _error(
+                op,
+                f"Invalid range: input_min {_fmt(np.reshape(lo, -1)[i])} > input_max "
+                f"{_fmt(np.reshape(hi, -1)[i])}",
+            )
+    static = (
+        ("signed", bool(signed_input)),
+        ("num_bits", int(num_bits)),
+        ("range_given", bool(range_given)),
+        ("half_to_even", round_mode == "HALF_TO_EVEN"),
+        ("narrow_range", bool(narrow_range)),
+        ("axis", int(axis)),
+    )
+    return x, mn, mx, static
+
+
+def quantize_and_dequantize_v2(
+    input,  # noqa: A002
+    input_min,
+    input_max,
+    signed_input=True,
+    num_bits=8,
+    range_given=False,
+    round_mode="HALF_TO_EVEN",
+    name=None,
+    narrow_range=False,
+    axis=None,
+):
+    """Quantizes then dequantizes a tensor, simulating ``num_bits`` integer storage
+    (``tf.quantization.quantize_and_dequantize_v2``).
+
+    Args:
+        input: a floating tensor.
+        input_min: the range's lower end (used when ``range_given``); a vector of
+            ``input.shape[axis]`` values when ``axis`` is given.
+        input_max: the range's upper end, likewise.
+        signed_input: quantize to a signed range.
+        num_bits: the bit width (``1 ..61`` signed, ``..62`` unsigned).
+        range_given: use ``[input_min, input_max]``; otherwise the input's own min and max.
+        round_mode: ``"HALF_TO_EVEN"`` or ``"HALF_UP"``.
+        name: ignored (TF's op name).
+        narrow_range: signed range ``[-2**(b-1) + 1, 2**(b-1) - 1]``.
+        axis: quantize per slice along this axis.
+
+    Returns:
+        A tensor of ``input``'s shape and dtype. The gradient is TF's: the input's passes
+        where ``input_min <= input <= input_max`` (the given range, even when
+        ``range_given`` is False) and is 0 elsewhere; ``input_min``'s and ``input_max``'s
+        are zeros.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.quantization.quantize_and_dequantize_v2([0.3, 1.0], -1.0, 1.0).numpy()
+        array([0.2992126, 1.       ], dtype=float32)
+    """
+    op = "QuantizeAndDequantizeV4"
+    x, mn, mx, static = _qdq_args(
+        op,
+        input,
+        input_min,
+        input_max,
+        signed_input,
+        num_bits,
+        range_given,
+        round_mode,
+        narrow_range,
+        axis,
+    )
+    return apply(_QDQ_V4, (x, mn, mx), static)
+
+
+def quantize_and_dequantize(
+    input,  # noqa: A002
+    input_min,
+    input_max,
+    signed_input=True,
+    num_bits=8,
+    range_given=False,
+    round_mode="HALF_TO_EVEN",
+    name=None,
+    narrow_range=False,
+    axis=None,
+):
+    """Quantizes then dequantizes a tensor, with a pass-through gradient
+    (``tf.quantization.quantize_and_dequantize``, deprecated in TF for ``_v2``).
+
+    Args and values as ``quantize_and_dequantize_v2``'s.
+
+    Returns:
+        A tensor of ``input``'s shape and dtype. The gradient is TF's (its op
+        QuantizeAndDequantizeV2): the whole upstream gradient passes to ``input``, in or
+        out of range; ``input_min`` and ``input_max`` get None.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.quantization.quantize_and_dequantize([0.3, 1.0], -1.0, 1.0).numpy()
+        array([0.2992126, 1.       ], dtype=float32)
+    """
+    op = "QuantizeAndDequantizeV2"
+    x, mn, mx, static = _qdq_args(
+        op,
+        input,
+        input_min,
+        input_max,
+        signed_input,
+        num_bits,
+        range_given,
+        round_mode,
+        narrow_range,
+        axis,
+    )
+    # TF gives None for the range: the op does not record them.
+    return apply(_QDQ_V2, (x, stop_gradient(mn), stop_gradient(mx)), static)
+
+
+# -- quantize / dequantize to integer types -------------------------------------------------
+
+# TF's quantized dtypes and the NumPy integer type that holds their values (as .numpy()).
+_HOLDERS = {
+    "qint8": np.int8,
+    "quint8": np.uint8,
+    "qint16": np.int16,
+    "quint16": np.uint16,
+    "qint32": np.int32,
+}
+_QUANTIZED_LIST = "qint8, quint8, qint32, qint16, quint16"
+_MODES = ("MIN_COMBINED", "MIN_FIRST", "SCALED")
+
+
+def _check_mode(mode):
+    if mode not in _MODES:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'mode' of \"{mode}\" is not in the list of allowed values: "
+            '"MIN_COMBINED", "MIN_FIRST", "SCALED"',
+        )
+
+
+def _to_axis_shape(v, ndim, axis):
+    if axis < 0:
+        return v
+    shape = [1] * ndim
+    shape[axis] = -1
+    return jnp.reshape(v, shape)
+
+
+def _min_first_quantize(x, lo, hi, info):
+    # FloatTensorToQuantizedInPlaceUsingEigen (quantization_utils.h), float32 arithmetic.
+    steps = float(1 << info.bits)
+    scale = jnp.where(hi == lo, _F32(0), _exact(_exact(_F32(steps - 1.0)) / _exact(hi - lo)))
+    lo_scaled = _round_away(_exact(lo * scale))
+    q = _exact(_exact(_round_away(_exact(x * scale)) - lo_scaled) + _F32(info.min))
+    lower = max(_F32(info.min), _F32(-2.147483648e9))
+    upper = min(_F32(info.max), _F32(2.147483520e9))
+    return jnp.clip(q, lower, upper)
+
+
+def _quantize_fn(x, mn, mx, *, holder, mode, half_to_even, narrow_range, axis, ensure_min):
+    info = np.iinfo(holder)
+    mn = _to_axis_shape(mn, x.ndim, axis)
+    mx = _to_axis_shape(mx, x.ndim, axis)
+    lo = jnp.minimum(_F32(0), mn)
+    eps = _exact(jnp.maximum(_F32(1), jnp.maximum(jnp.abs(mn), jnp.abs(mx))) * _F32(ensure_min))
+    hi = jnp.maximum(_F32(0), jnp.maximum(mx, _exact(lo + eps)))
+    if mode == "MIN_COMBINED":
+        half = 0.0 if info.min == 0 else (float(info.max) - float(info.min) + 1) / 2.0
+        factor = _exact(_exact(_F32(float(info.max) - float(info.min))) / _exact(hi - lo))
+        clamped = jnp.maximum(jnp.minimum(x, hi), lo)
+        q = _round_away(_exact(_exact(_exact(clamped - lo) * factor) - _F32(half)))
+    elif mode == "MIN_FIRST":
+        q = _min_first_quantize(x, lo, hi, info)
+    else:
+        qmin = _exact(_F32(info.min + (1 if narrow_range else 0)))
+        qmax = _exact(_F32(info.max))
+        big = _F32(np.finfo(np.float32).max)
+        from_min = jnp.where(_exact(qmin * lo) > 0, _exact(qmin / lo), big)
+        from_max = jnp.where(_exact(qmax * hi) > 0, _exact(qmax / hi), big)
+        factor = _exact(jnp.minimum(from_min, from_max))
+        lo, hi = _exact(qmin / factor), _exact(qmax / factor)
+        clamped = _exact(jnp.maximum(jnp.minimum(x, hi), lo) * factor)
+        q = jnp.round(clamped) if half_to_even else _round_away(clamped)
+    if info.bits == 32:  # C's float -> int32 cast of 2**31: x86 gives INT_MIN, as TF shows
+        q = jnp.where(q >= _F32(2.0**31), _F32(info.min), q)
+    q = q.astype(holder)
+    out_shape = () if axis < 0 else (x.shape[axis],)
+    return q, jnp.reshape(lo, out_shape), jnp.reshape(hi, out_shape)
+
+
+_QUANTIZE = Op("QuantizeV2", _quantize_fn, differentiable=False, multiple_outputs=True)
+
+
+def _normalize_axis(axis, rank):
+    if axis is None:
+        return -1
+    if axis < 0:
+        return axis % rank
+    return axis
+
+
+def quantize(
+    input,  # noqa: A002
+    min_range,
+    max_range,
+    T,
+    mode="MIN_COMBINED",
+    round_mode="HALF_AWAY_FROM_ZERO",
+    name=None,
+    narrow_range=False,
+    axis=None,
+    ensure_minimum_range=0.01,
+):
+    """Quantizes float32 ``input`` over ``[min_range, max_range]`` to a quantized type
+    (``tf.quantization.quantize``).
+
+    Args:
+        input: a float32 tensor.
+        min_range: float32 scalar (a vector along ``axis`` when given).
+        max_range: float32 scalar, likewise.
+        T: ``qint8``, ``quint8``, ``qint16``, ``quint16`` or ``qint32``.
+        mode: ``"MIN_COMBINED"``, ``"MIN_FIRST"`` or ``"SCALED"``.
+        round_mode: ``"HALF_AWAY_FROM_ZERO"``, or ``"HALF_TO_EVEN"`` (SCALED only).
+        name: ignored (TF's op name).
+        narrow_range: SCALED only: leave out the type's lowest value.
+        axis: quantize per slice along this axis.
+        ensure_minimum_range: the range is widened to at least this fraction of
+            ``max(1, |min_range|, |max_range|)``.
+
+    Returns:
+        ``(output, output_min, output_max)``, a namedtuple as TF's; ``output_min``/``_max``
+        are the range actually used.
+
+    .. warning:: tapejax tensors cannot have a quantized dtype (JAX has none): ``output`` holds
+       the values in the integer type TF's ``.numpy()`` shows (``quint8`` -> ``uint8``,
+       ``qint8`` -> ``int8``, ...), and ``dequantize``/``quantized_concat`` take them so.
+       Not differentiable: a tape gives None (TF raises LookupError).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.quantization.quantize([0.0, 1.0, -1.0], -1.0, 3.0, tf.quint8).output.numpy()
+        array([ 64, 128,   0], dtype=uint8)
+    """
+    op = "QuantizeV2"
+    _check_mode(mode)
+    if round_mode not in ("HALF_AWAY_FROM_ZERO", "HALF_TO_EVEN"):
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'round_mode' of \"{round_mode}\" is not in the list of allowed "
+            'values: "HALF_AWAY_FROM_ZERO", "HALF_TO_EVEN"',
+        )
+    t = dtypes.as_dtype(T)
+    if t.name not in _HOLDERS:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'T' of {tf_type_name(t._np) if t._np is not None else t.name} is "
+            f"not in the list of allowed values: {_QUANTIZED_LIST}",
+        )
+    x = convert_to_tensor(input, dtype=dtypes.float32)
+    mn = convert_to_tensor(min_range, dtype=dtypes.float32)
+    mx = convert_to_tensor(max_range, dtype=dtypes.float32)
+    if round_mode == "HALF_TO_EVEN" and mode != "SCALED":
+        raise _error(
+            op,
+            f"Round mode 'HALF_TO_EVEN' only supported for mode 'SCALED', but mode is '{mode}'.",
+        )
+    axis = _normalize_axis(axis, x.shape.rank)
+    lo, hi = _host(mn), _host(mx)
+    if lo is not None and hi is not None and np.any(lo > hi):
+        raise _error(op, "input_max_range must be larger than input_min_range.")
+    static = (
+        ("holder", _HOLDERS[t.name]),
+        ("mode", mode),
+        ("half_to_even", round_mode == "HALF_TO_EVEN"),
+        ("narrow_range", bool(narrow_range)),
+        ("axis", axis),
+        ("ensure_min", float(ensure_minimum_range)),
+    )
+    return QuantizeV2(*apply(_QUANTIZE, (x, mn, mx), static))
+
+
+def _dequantize_fn(q, mn, mx, *, mode, narrow_range, axis, out):
+    info = np.iinfo(q.dtype)
+    mn = _to_axis_shape(mn, q.ndim, axis)
+    mx = _to_axis_shape(mx, q.ndim, axis)
+    qf = q.astype(np.float32)
+    if mode == "MIN_COMBINED":
+        half = 0.0 if info.min == 0 else (float(info.max) - float(info.min) + 1) / 2.0
+        factor = _exact(_exact(mx - mn) / _opaque(float(info.max) - float(info.min), mn))
+        r = _exact(_exact(_exact(qf + _F32(half)) * factor) + mn)
+    elif mode == "MIN_FIRST":
+        # QuantizedTensorToFloatInPlaceUsingEigen (quantization_utils.h).
+        steps = float(1 << info.bits)
+        # TF: float((max - min) * steps / (steps - 1) / steps), the product in double;
+        # as d + d / (steps - 1) in float32, whose one rounding is the same but for
+        # the low-order error of the small term.
+        d = _exact(mx - mn)
+        scale = _exact(_exact(d + _exact(d / _opaque(steps - 1.0, mn))) / _opaque(steps, mn))
+        lo_rounded = _exact(_round_away(_exact(mn / scale)) * scale)
+        r = _exact(_exact(_exact(qf - _F32(info.min)) * scale) + lo_rounded)
+        r = jnp.where(mn == mx, mn, r)
+    else:
+        qmin = _opaque(info.min + (1 if narrow_range else 0), mn)
+        qmax = _opaque(info.max, mn)
+        if info.min == 0:
+            factor = _exact(mx / qmax)
+        else:
+            factor = jnp.maximum(_exact(mn / qmin), _exact(mx / qmax))
+        r = _exact(qf * factor)
+    return r.astype(out)
+
+
+_DEQUANTIZE = Op("Dequantize", _dequantize_fn, differentiable=False)
+
+
+def dequantize(
+    input,  # noqa: A002
+    min_range,
+    max_range,
+    mode="MIN_COMBINED",
+    name=None,
+    axis=None,
+    narrow_range=False,
+    dtype=dtypes.float32,
+):
+    """Maps quantized values back to floats over ``[min_range, max_range]``
+    (``tf.quantization.dequantize``).
+
+    Args:
+        input: quantized values, held as tapejax holds them: ``int8`` for ``qint8``,
+            ``uint8`` for ``quint8``, ``int16``/``uint16`` for ``qint16``/``quint16``,
+            ``int32`` for ``qint32`` (what ``quantize`` returns).
+        min_range: float32 scalar (a vector along ``axis`` when given).
+        max_range: float32 scalar, likewise.
+        mode: ``"MIN_COMBINED"``, ``"MIN_FIRST"`` or ``"SCALED"``.
+        name: ignored (TF's op name).
+        axis: dequantize per slice along this axis.
+        narrow_range: SCALED only, as in ``quantize``.
+        dtype: ``float32`` or ``bfloat16``.
+
+    Returns:
+        A tensor of ``dtype`` and ``input``'s shape.
+
+    .. warning:: TF takes only quantized dtypes; tapejax, which has no quantized tensors,
+       takes their holder integer types in their place. Not differentiable: a tape gives
+       None (TF raises LookupError).
+
+    Example:
+        >>> import tapejax as tf
+        >>> q = tf.quantization.quantize([0.0, 1.0, -1.0], -1.0, 3.0, tf.quint8)
+        >>> tf.quantization.dequantize(q.output, q.output_min, q.output_max).numpy()
+        array([ 0.00392163,  1.0078433 , -1.        ], dtype=float32)
+    """
+    _check_mode(mode)
+    q = to_tensor(input)
+    if q._v.dtype not in [np.dtype(h) for h in _HOLDERS.values()]:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'T' of {tf_type_name(q._v.dtype)} is not in the list of allowed "
+            f"values: {_QUANTIZED_LIST} (tapejax holds them as int8, uint8, int32, int16, "
+            "uint16)",
+        )
+    out = dtypes.as_dtype(dtype)
+    if out.name not in ("float32", "bfloat16"):
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"Value for attr 'dtype' of {tf_type_name(out._np)} is not in the list of allowed "
+            "values: bfloat16, float",
+        )
+    mn = convert_to_tensor(min_range, dtype=dtypes.float32)
+    mx = convert_to_tensor(max_range, dtype=dtypes.float32)
+    axis = _normalize_axis(axis, q.shape.rank)
+    static = (
+        ("mode", mode),
+        ("narrow_range", bool(narrow_range)),
+        ("axis", axis),
+        ("out", out._np),
+    )
+    return apply(_DEQUANTIZE, (q, mn, mx), static)
+
+
+def _requantize(q, in_lo, in_hi, out_lo, out_hi):
+    """RequantizeManyInNewRange (quantization_utils.h): QuantizedToFloat then
+    FloatToQuantized, scalar C++ versions (in double where TF computes in double)."""
+    info = np.iinfo(q.dtype)
+    steps = float(1 << info.bits)
+    adjust = steps / (steps - 1.0)
+    f64 = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+    in_lo, in_hi = in_lo.astype(f64), in_hi.astype(f64)
+    in_scale = (in_hi - in_lo) * adjust / steps
+    in_scale_f = in_scale.astype(np.float32).astype(f64)
+    lo_rounded = _round_away(in_lo / in_scale_f) * in_scale_f
+    val = (lo_rounded + (q.astype(f64) - info.min) * in_scale).astype(np.float32)
+    val = jnp.where(in_lo == in_hi, in_lo.astype(np.float32), val).astype(f64)
+    out_lo64, out_hi64 = out_lo.astype(f64), out_hi.astype(f64)
+    out_scale = steps / ((out_hi64 - out_lo64) * adjust)
+    quant = _round_away(val * out_scale) - _round_away(out_lo64 * out_scale) + info.min
+    quant = jnp.where(out_lo64 == out_hi64, info.min, quant)
+    return jnp.clip(quant, info.min, info.max).astype(q.dtype)
+
+
+def _concat_fn(mins, maxes, *values, axis):
+    info = np.iinfo(values[0].dtype)
+    lo = jnp.minimum(_F32(0), jnp.min(mins))
+    hi = jnp.max(maxes)
+    if info.min < 0:
+        largest = jnp.maximum(jnp.abs(lo), jnp.abs(hi))
+        lo, hi = -largest, largest
+    parts = []
+    for i, v in enumerate(values):
+        same = (mins[i] == lo) & (maxes[i] == hi)
+        parts.append(jnp.where(same, v, _requantize(v, mins[i], maxes[i], lo, hi)))
+    return jnp.concatenate(parts, axis=axis), lo, hi
+
+
+_CONCAT = Op("QuantizedConcat", _concat_fn, differentiable=False, multiple_outputs=True)
+
+
+def quantized_concat(concat_dim, values, input_mins, input_maxes, name=None):
+    """Concatenates quantized tensors, requantizing each into one common range
+    (``tf.quantization.quantized_concat``).
+
+    Args:
+        concat_dim: the axis, a Python int or scalar int32 known now.
+        values: ``quint8`` (held as ``uint8``) or ``qint32`` (held as ``int32``) tensors, as
+            ``quantize`` returns them.
+        input_mins: one float32 scalar per value, its range's lower end.
+        input_maxes: one float32 scalar per value, its range's upper end.
+        name: ignored (TF's op name).
+
+    Returns:
+        ``(output, output_min, output_max)``, a namedtuple as TF's: the range is the union
+        of the inputs' with 0 included (symmetric about 0 for ``qint32``).
+
+    .. warning:: The values' holder types stand for TF's quantized types (see ``quantize``).
+       Not differentiable: a tape gives None.
+
+    Example:
+        >>> import tapejax as tf
+        >>> a = tf.constant([0, 255], tf.uint8)
+        >>> tf.quantization.quantized_concat(0, [a, a], [0.0, 0.0], [1.0, 2.0]).output.numpy()
+        array([  0, 128,   0, 255], dtype=uint8)
+    """
+    op = "QuantizedConcat"
+    vs = [to_tensor(v) for v in values]
+    if len(vs) < 2:
+        raise _error(op, f"Length for attr 'N' of {len(vs)} must be at least minimum 2")
+    dt = vs[0]._v.dtype
+    if dt not in (np.dtype(np.uint8), np.dtype(np.int32)):
+        held = {np.dtype(h): q for q, h in _HOLDERS.items()}.get(dt)
+        attr = f"DT_{(held or dtypes.as_dtype(dt).name).upper()}"
+        attr = {"DT_FLOAT32": "DT_FLOAT", "DT_FLOAT64": "DT_DOUBLE"}.get(attr, attr)
+        raise NotFoundError(
+            None,
+            None,
+            "Could not find device for node: {{node QuantizedConcat}} = "
+            f"QuantizedConcat[N={len(vs)}, T={attr}]\nAll kernels registered for op "
+            "QuantizedConcat:\n  device='CPU'; T in [DT_QINT32]\n  device='CPU'; T in "
+            "[DT_QUINT8]\n [Op:QuantizedConcat]",
+        )
+    mins = [convert_to_tensor(m, dtype=dtypes.float32) for m in input_mins]
+    maxes = [convert_to_tensor(m, dtype=dtypes.float32) for m in input_maxes]
+    if len(mins) != len(vs) or len(maxes) != len(vs):
+        raise ValueError(
+            f"List argument 'input_mins' to 'quantized_concat' Op with length {len(mins)} "
+            f"must match length {len(vs)} of argument 'values'."
+        )
+    axis = int(np.asarray(_host(concat_dim)))
+    rank = vs[0].shape.rank
+    if not -rank <= axis < rank:
+        raise _error(
+            op, f"Expected concatenating dimensions in the range [{-rank}, {rank}), but got {axis}"
+        )
+    from .join_split_ops import stack
+
+    return QuantizedConcat(
+        *apply(_CONCAT, (stack(mins), stack(maxes), *vs), (("axis", axis % rank),))
+    )
+
+
+for _public, _impl in (
+    (fake_quant_with_min_max_args, _ARGS),
+    (fake_quant_with_min_max_args_gradient, _ARGS_GRAD),
+    (fake_quant_with_min_max_vars, _VARS),
+    (fake_quant_with_min_max_vars_gradient, _VARS_GRAD),
+    (fake_quant_with_min_max_vars_per_channel, _PER_CHANNEL),
+    (fake_quant_with_min_max_vars_per_channel_gradient, _PER_CHANNEL_GRAD),
+    (quantize_and_dequantize, _QDQ_V2),
+    (quantize_and_dequantize_v2, _QDQ_V4),
+    (quantize, _QUANTIZE),
+    (dequantize, _DEQUANTIZE),
+    (quantized_concat, _CONCAT),
+):
+    _public.op = _impl
+del _public, _impl
