@@ -465,6 +465,59 @@ ERRORS = [
         r"Could not find device for node: \{\{node QuantizedConcat\}\} = "
         r"QuantizedConcat\[N=2, T=DT_FLOAT\]",
     ),
+    (
+        lambda tf: tf.quantization.fake_quant_with_min_max_args(tf.constant([1])),
+        "ValueError",
+        "Tensor conversion requested dtype float32 for Tensor with dtype int32",
+    ),
+    (
+        lambda tf: tf.quantization.fake_quant_with_min_max_vars([1.0], 0.0, [1.0]),
+        "InvalidArgumentError",
+        r"`max` must be rank 0 but is rank 1 \[Op:FakeQuantWithMinMaxVars\]",
+    ),
+    (
+        lambda tf: tf.quantization.fake_quant_with_min_max_vars_per_channel([1.0], [[0.0]], [1.0]),
+        "InvalidArgumentError",
+        "`min` must be rank 1 but is rank 2",
+    ),
+    (
+        lambda tf: tf.quantization.fake_quant_with_min_max_args_gradient([1.0, 2.0], [1.0]),
+        "InvalidArgumentError",
+        r"Inputs to operation FakeQuantWithMinMaxArgsGradient of type "
+        r"FakeQuantWithMinMaxArgsGradient must have the same size and shape.  "
+        r"Input 0: \[2\] != input 1: \[1\]",
+    ),
+    (
+        lambda tf: tf.quantization.fake_quant_with_min_max_vars_gradient(
+            [1.0, 2.0], [1.0], 0.0, 1.0
+        ),
+        "InvalidArgumentError",
+        "gradient and input must be the same size",
+    ),
+    (
+        lambda tf: tf.quantization.quantize([[1.0]], [0.0, 0.0], [1.0, 1.0], tf.qint8, axis=1),
+        "InvalidArgumentError",
+        "If axis is specified, min_range must be a 1-D tensor whose size matches the axis "
+        "dimension of the input and output tensors, but min_range is a 1-D tensor of size 2 "
+        "and input's axis dimension is of size 1",
+    ),
+    (
+        lambda tf: tf.quantization.quantize([[1.0]], 0.0, [1.0, 1.0], tf.qint8),
+        "InvalidArgumentError",
+        "If axis is not specified, max_range must contain a single float element, but it "
+        "contains 2 elements",
+    ),
+    (
+        lambda tf: tf.quantization.dequantize(_quint8(tf, [[1]]), [0.0, 0.0], [1.0, 1.0], axis=1),
+        "InvalidArgumentError",
+        r"input_min_tensor must have as many elements as input on the dequantization axis "
+        r"\(1\), got 2, expected 1",
+    ),
+    (
+        lambda tf: tf.quantization.quantized_concat(0, [_quint8(tf, [1])], [0.0], [1.0]),
+        "InvalidArgumentError",
+        "Value for attr 'N' of 1 must be at least minimum 2",
+    ),
 ]
 
 

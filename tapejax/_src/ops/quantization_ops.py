@@ -22,7 +22,7 @@ from .. import dtypes
 from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError, NotFoundError
-from ._array_common import _host, stop_gradient
+from ._array_common import _dims, _host, stop_gradient
 from ._helpers import tf_type_name, to_tensor
 
 FakeQuantWithMinMaxVarsGradient = collections.namedtuple(
@@ -210,17 +210,9 @@ _PER_CHANNEL_GRAD = Op(
 )
 
 
-def _float32(value, op_name, what="inputs"):
-    t = to_tensor(value) if not isinstance(value, (int, float, list)) else None
-    if t is None:
-        return convert_to_tensor(value, dtype=dtypes.float32)
-    if t._v.dtype != np.float32:
-        raise _error(
-            op_name,
-            f"cannot compute {op_name} as input #0(zero-based) was expected to be a float "
-            f"tensor but is a {tf_type_name(t._v.dtype)} tensor",
-        )
-    return t
+def _float32(value, op_name):
+    """``value`` as float32, with TF's conversion (a Tensor of another dtype: ValueError)."""
+    return convert_to_tensor(value, dtype=dtypes.float32)
 
 
 def _check_bits(num_bits, op_name):
@@ -242,14 +234,14 @@ def _fmt(v) -> str:
 def _scalar_range(mn, mx, op_name):
     for name, t in (("min", mn), ("max", mx)):
         if t.shape.rank != 0:
-            raise _error(op_name, f"{name} must be a scalar, but has shape {t.shape}")
+            raise _error(op_name, f"`{name}` must be rank 0 but is rank {t.shape.rank}")
 
 
 def _channel_range(x, mn, mx, op_name):
     depth = x.shape[-1] if x.shape.rank else None
     for name, t in (("min", mn), ("max", mx)):
         if t.shape.rank != 1:
-            raise _error(op_name, f"{name} must be a rank 1 tensor")
+            raise _error(op_name, f"`{name}` must be rank 1 but is rank {t.shape.rank}")
         if t.shape[0] != depth:
             raise _error(op_name, f"{name} has incorrect size, expected {depth} was {t.shape[0]}")
 
@@ -326,8 +318,15 @@ def fake_quant_with_min_max_args_gradient(
 
 
 def _same_shape(g, x, op):
-    if g.shape.as_list() != x.shape.as_list():
-        raise _error(op, "gradients and inputs must be the same size")
+    if g.shape.as_list() == x.shape.as_list():
+        return
+    if op == "FakeQuantWithMinMaxArgsGradient":
+        raise _error(
+            op,
+            f"Inputs to operation {op} of type {op} must have the same size and shape.  "
+            f"Input 0: [{_dims(g.shape)}] != input 1: [{_dims(x.shape)}]",
+        )
+    raise _error(op, "gradient and input must be the same size")
 
 
 def fake_quant_with_min_max_vars(
@@ -765,6 +764,10 @@ _QUANTIZED_LIST = "qint8, quint8, qint32, qint16, quint16"
 _MODES = ("MIN_COMBINED", "MIN_FIRST", "SCALED")
 
 
+def _attr_name(dtype) -> str:
+    return tf_type_name(dtype._np) if dtype._np is not None else dtype.name
+
+
 def _check_mode(mode):
     if mode not in _MODES:
         raise InvalidArgumentError(
@@ -828,6 +831,12 @@ def _quantize_fn(x, mn, mx, *, holder, mode, half_to_even, narrow_range, axis, e
 _QUANTIZE = Op("QuantizeV2", _quantize_fn, differentiable=False, multiple_outputs=True)
 
 
+def _reshape_scalar(t):
+    from .array_ops import reshape
+
+    return t if t.shape.rank == 0 else reshape(t, [])
+
+
 def _normalize_axis(axis, rank):
     if axis is None:
         return -1
@@ -887,13 +896,20 @@ def quantize(
             f"Value for attr 'round_mode' of \"{round_mode}\" is not in the list of allowed "
             'values: "HALF_AWAY_FROM_ZERO", "HALF_TO_EVEN"',
         )
-    t = dtypes.as_dtype(T)
-    if t.name not in _HOLDERS:
+    qtype = dtypes.as_dtype(T)
+    if qtype.name not in _HOLDERS:
         raise InvalidArgumentError(
             None,
             None,
-            f"Value for attr 'T' of {tf_type_name(t._np) if t._np is not None else t.name} is "
+            f"Value for attr 'T' of {_attr_name(qtype)} is "
             f"not in the list of allowed values: {_QUANTIZED_LIST}",
+        )
+    x = to_tensor(input) if not isinstance(input, (int, float, list)) else None
+    if x is not None and x._v.dtype != np.float32:
+        raise _error(
+            op,
+            "cannot compute QuantizeV2 as input #0(zero-based) was expected to be a float "
+            f"tensor but is a {tf_type_name(x._v.dtype)} tensor",
         )
     x = convert_to_tensor(input, dtype=dtypes.float32)
     mn = convert_to_tensor(min_range, dtype=dtypes.float32)
@@ -904,11 +920,28 @@ def quantize(
             f"Round mode 'HALF_TO_EVEN' only supported for mode 'SCALED', but mode is '{mode}'.",
         )
     axis = _normalize_axis(axis, x.shape.rank)
+    for what, t in (("min_range", mn), ("max_range", mx)):
+        n = t.shape.num_elements()
+        if axis < 0 and n != 1:
+            raise _error(
+                op,
+                f"If axis is not specified, {what} must contain a single float element, but it "
+                f"contains {n} elements",
+            )
+        if axis >= 0 and (t.shape.rank != 1 or n != x.shape[axis]):
+            raise _error(
+                op,
+                f"If axis is specified, {what} must be a 1-D tensor whose size matches the axis "
+                "dimension of the input and output tensors, but "
+                f"{what} is a {t.shape.rank}-D tensor of size {n} and input's axis dimension is "
+                f"of size {x.shape[axis]}",
+            )
+    mn, mx = (t if axis >= 0 else _reshape_scalar(t) for t in (mn, mx))
     lo, hi = _host(mn), _host(mx)
     if lo is not None and hi is not None and np.any(lo > hi):
         raise _error(op, "input_max_range must be larger than input_min_range.")
     static = (
-        ("holder", _HOLDERS[t.name]),
+        ("holder", _HOLDERS[qtype.name]),
         ("mode", mode),
         ("half_to_even", round_mode == "HALF_TO_EVEN"),
         ("narrow_range", bool(narrow_range)),
@@ -1011,6 +1044,17 @@ def dequantize(
     mn = convert_to_tensor(min_range, dtype=dtypes.float32)
     mx = convert_to_tensor(max_range, dtype=dtypes.float32)
     axis = _normalize_axis(axis, q.shape.rank)
+    for what, t in (("input_min_tensor", mn), ("input_max_tensor", mx)):
+        n = t.shape.num_elements()
+        if axis >= 0 and n != q.shape[axis]:
+            raise _error(
+                "Dequantize",
+                f"{what} must have as many elements as input on the dequantization axis "
+                f"({axis}), got {n}, expected {q.shape[axis]}",
+            )
+        if axis < 0 and n != 1:
+            raise _error("Dequantize", f"{what} must be a scalar, got shape {t.shape}")
+    mn, mx = (t if axis >= 0 else _reshape_scalar(t) for t in (mn, mx))
     static = (
         ("mode", mode),
         ("narrow_range", bool(narrow_range)),
@@ -1085,7 +1129,9 @@ def quantized_concat(concat_dim, values, input_mins, input_maxes, name=None):
     op = "QuantizedConcat"
     vs = [to_tensor(v) for v in values]
     if len(vs) < 2:
-        raise _error(op, f"Length for attr 'N' of {len(vs)} must be at least minimum 2")
+        raise InvalidArgumentError(
+            None, None, f"Value for attr 'N' of {len(vs)} must be at least minimum 2"
+        )
     dt = vs[0]._v.dtype
     if dt not in (np.dtype(np.uint8), np.dtype(np.int32)):
         held = {np.dtype(h): q for q, h in _HOLDERS.items()}.get(dt)
