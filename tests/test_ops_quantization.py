@@ -353,6 +353,24 @@ def test_quantized_concat_matches_tf(T):
             np.testing.assert_allclose(got.output.numpy(), w, rtol=0, atol=2**8)
 
 
+@pytest.mark.parametrize("jax_x64", [False, True])
+def test_quantized_concat_requantizes_every_quint8_value_as_tf(jax_x64, request):
+    if jax_x64:
+        request.getfixturevalue("x64")
+    every = np.arange(256, dtype=np.uint8)
+    for (lo1, hi1), (lo2, hi2) in [
+        ((0.0, 1.0), (0.0, 2.0)),
+        ((-1.0, 3.0), (0.5, 7.0)),
+        ((0.0, 0.0), (-2.0, 2.0)),
+        ((-0.3, 0.1), (-6.0, 6.0)),
+    ]:
+        a = tensorflow.constant(every, tensorflow.quint8)
+        want = tensorflow.quantization.quantized_concat(0, [a, a], [lo1, lo2], [hi1, hi2])
+        got = tapejax.quantization.quantized_concat(0, [every, every], [lo1, lo2], [hi1, hi2])
+        for g, w in zip(got, want, strict=True):
+            _same(g, w)
+
+
 def test_no_gradient_through_quantize_dequantize_concat():
     """TF registers no gradient for QuantizeV2, Dequantize, QuantizedConcat (its tape raises
     LookupError); tapejax's tape gives None, as for every such op (docs/compat.md)."""

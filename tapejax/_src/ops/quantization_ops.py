@@ -276,7 +276,7 @@ def fake_quant_with_min_max_args(
     Example:
         >>> import tapejax as tf
         >>> tf.quantization.fake_quant_with_min_max_args([-7.0, 0.3, 1.0], -1.0, 3.0).numpy()
-        array([-1.0039216,  0.2980392,  0.9960785], dtype=float32)
+        array([-1.0039216 ,  0.29803923,  1.0039216 ], dtype=float32)
     """
     op = "FakeQuantWithMinMaxArgs"
     x = _float32(inputs, op)
@@ -357,7 +357,7 @@ def fake_quant_with_min_max_vars(
     Example:
         >>> import tapejax as tf
         >>> tf.quantization.fake_quant_with_min_max_vars([0.3, 9.0], -1.0, 3.0).numpy()
-        array([0.2980392, 2.9960785], dtype=float32)
+        array([0.29803923, 2.9960785 ], dtype=float32)
     """
     op = "FakeQuantWithMinMaxVars"
     x, mn, mx = _float32(inputs, op), _float32(min, op), _float32(max, op)
@@ -432,7 +432,7 @@ def fake_quant_with_min_max_vars_per_channel(
         >>> import tapejax as tf
         >>> tf.quantization.fake_quant_with_min_max_vars_per_channel(
         ...     [[0.3, 0.3]], [-1.0, 0.0], [3.0, 1.0]).numpy()
-        array([[0.2980392, 0.3019608]], dtype=float32)
+        array([[0.29803923, 0.3019608 ]], dtype=float32)
     """
     op = "FakeQuantWithMinMaxVarsPerChannel"
     x, mn, mx = _float32(inputs, op), _float32(min, op), _float32(max, op)
@@ -961,16 +961,7 @@ def _dequantize_fn(q, mn, mx, *, mode, narrow_range, axis, out):
         factor = _exact(_exact(mx - mn) / _opaque(float(info.max) - float(info.min), mn))
         r = _exact(_exact(_exact(qf + _F32(half)) * factor) + mn)
     elif mode == "MIN_FIRST":
-        # QuantizedTensorToFloatInPlaceUsingEigen (quantization_utils.h).
-        steps = float(1 << info.bits)
-        # TF: float((max - min) * steps / (steps - 1) / steps), the product in double;
-        # as d + d / (steps - 1) in float32, whose one rounding is the same but for
-        # the low-order error of the small term.
-        d = _exact(mx - mn)
-        scale = _exact(_exact(d + _exact(d / _opaque(steps - 1.0, mn))) / _opaque(steps, mn))
-        lo_rounded = _exact(_round_away(_exact(mn / scale)) * scale)
-        r = _exact(_exact(_exact(qf - _F32(info.min)) * scale) + lo_rounded)
-        r = jnp.where(mn == mx, mn, r)
+        r = _dequantize_min_first(q, mn, mx, info)
     else:
         qmin = _opaque(info.min + (1 if narrow_range else 0), mn)
         qmax = _opaque(info.max, mn)
@@ -1064,24 +1055,21 @@ def dequantize(
     return apply(_DEQUANTIZE, (q, mn, mx), static)
 
 
+def _dequantize_min_first(q, lo, hi, info):
+    """TF's QuantizedToFloatStruct / DEQUANTIZE_WITH_EIGEN (quantization_utils.h), float32."""
+    levels = _opaque(float(1 << info.bits) - 1.0, lo)
+    scale = _exact(_exact(hi - lo) / levels)
+    lo_rounded = jnp.where(hi == lo, lo, _exact(_round_away(_exact(lo / scale)) * scale))
+    offset = _exact(q.astype(np.float32) - _F32(info.min))
+    return _exact(_exact(offset * scale) + lo_rounded)
+
+
 def _requantize(q, in_lo, in_hi, out_lo, out_hi):
-    """RequantizeManyInNewRange (quantization_utils.h): QuantizedToFloat then
-    FloatToQuantized, scalar C++ versions (in double where TF computes in double)."""
+    """TF's RequantizeCopier (quantized_concat_op.cc): DEQUANTIZE_WITH_EIGEN then
+    QUANTIZE_WITH_EIGEN, in float32."""
     info = np.iinfo(q.dtype)
-    steps = float(1 << info.bits)
-    adjust = steps / (steps - 1.0)
-    f64 = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
-    in_lo, in_hi = in_lo.astype(f64), in_hi.astype(f64)
-    in_scale = (in_hi - in_lo) * adjust / steps
-    in_scale_f = in_scale.astype(np.float32).astype(f64)
-    lo_rounded = _round_away(in_lo / in_scale_f) * in_scale_f
-    val = (lo_rounded + (q.astype(f64) - info.min) * in_scale).astype(np.float32)
-    val = jnp.where(in_lo == in_hi, in_lo.astype(np.float32), val).astype(f64)
-    out_lo64, out_hi64 = out_lo.astype(f64), out_hi.astype(f64)
-    out_scale = steps / ((out_hi64 - out_lo64) * adjust)
-    quant = _round_away(val * out_scale) - _round_away(out_lo64 * out_scale) + info.min
-    quant = jnp.where(out_lo64 == out_hi64, info.min, quant)
-    return jnp.clip(quant, info.min, info.max).astype(q.dtype)
+    values = _dequantize_min_first(q, in_lo, in_hi, info)
+    return _min_first_quantize(values, out_lo, out_hi, info).astype(q.dtype)
 
 
 def _concat_fn(mins, maxes, *values, axis):
