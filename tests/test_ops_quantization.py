@@ -578,3 +578,28 @@ def test_inside_function():
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g.numpy(), w.numpy())
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_second_order_and_forward_mode_differ_from_tf_as_documented():
+    """TF's fake-quant gradient ops are NotDifferentiable, so a nested tape and a
+    ForwardAccumulator give None in TF; tapejax's straight-through rule is a JAX custom
+    JVP: zeros for the second order, the straight-through tangent forward (docs/compat.md)."""
+    fq = "fake_quant_with_min_max_vars"
+    results = {}
+    for fw in (tapejax, tensorflow):
+        x, lo = fw.Variable([-7.0, 0.3, 2.0]), fw.Variable(-1.0)
+        with fw.GradientTape(persistent=True) as outer:
+            with fw.GradientTape() as inner:
+                y = getattr(fw.quantization, fq)(x, lo, 3.0)
+            g = inner.gradient(y, [x, lo])
+        second = outer.gradient(g[0], [x, lo])
+        with fw.autodiff.ForwardAccumulator(x, fw.constant([1.0, 1.0, 1.0])) as acc:
+            z = fw.quantization.fake_quant_with_min_max_args(x, -1.0, 3.0)
+        results[fw.__name__] = (g, second, acc.jvp(z))
+    (g, second, jvp), (tf_g, tf_second, tf_jvp) = results["tapejax"], results["tensorflow"]
+    for a, b in zip(g, tf_g, strict=True):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert tf_second == [None, None] and tf_jvp is None
+    np.testing.assert_array_equal(second[0].numpy(), [0.0, 0.0, 0.0])
+    assert second[1].numpy() == 0.0
+    np.testing.assert_array_equal(jvp.numpy(), [0.0, 1.0, 1.0])
