@@ -5,14 +5,16 @@ and its option protos) is not provided: it converts TF SavedModels, which tapeja
 reads nor writes.
 """
 
-from tapejax._src.ops.quantization_ops import (
-    dequantize,
+from tapejax._src.ops.fake_quant_ops import (
     fake_quant_with_min_max_args,
     fake_quant_with_min_max_args_gradient,
     fake_quant_with_min_max_vars,
     fake_quant_with_min_max_vars_gradient,
     fake_quant_with_min_max_vars_per_channel,
     fake_quant_with_min_max_vars_per_channel_gradient,
+)
+from tapejax._src.ops.quantization_ops import (
+    dequantize,
     quantize,
     quantize_and_dequantize,
     quantize_and_dequantize_v2,

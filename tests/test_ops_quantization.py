@@ -520,6 +520,13 @@ ERRORS = [
         "and input's axis dimension is of size 1",
     ),
     (
+        lambda tf: tf.quantization.quantize(
+            [[1.0], [2.0]], [0.0, 0.0], [1.0, 1.0], tf.qint8, "MIN_FIRST", axis=0
+        ),
+        "UnimplementedError",
+        r"MIN_FIRST mode is not implemented for Quantize with axis != -1. \[Op:QuantizeV2\]",
+    ),
+    (
         lambda tf: tf.quantization.quantize([[1.0]], 0.0, [1.0, 1.0], tf.qint8),
         "InvalidArgumentError",
         "If axis is not specified, max_range must contain a single float element, but it "
