@@ -285,10 +285,19 @@ def test_quantize_ensure_minimum_range_and_axis():
         want = tensorflow.quantization.quantize(x, a, b, tensorflow.qint16, **kw)
         for g, w in zip(got, want, strict=True):
             _same(g, w)
+    # An axis of one slice is no axis: scalar output_min/output_max, as TF's.
+    for mode in ("MIN_FIRST", "SCALED"):
+        got = tapejax.quantization.quantize(x[:1], [-1.0], [3.0], tapejax.qint8, mode, axis=0)
+        want = tensorflow.quantization.quantize(
+            x[:1], [-1.0], [3.0], tensorflow.qint8, mode, axis=0
+        )
+        for g, w in zip(got, want, strict=True):
+            _same(g, w)
+            assert g.shape.as_list() == w.shape.as_list()
 
 
 # Not dequantize's qint32 SCALED (TF's oneDNN rewrite has no kernel for it) nor qint16
-# MIN_FIRST (TF computes it in double: 1 ulp apart at some values); docs/compat.md.
+# MIN_FIRST (1 ulp apart from TF at some values); docs/compat.md.
 DEQUANTIZE_COMBOS = [
     c for c in QUANTIZE_COMBOS if c[:2] not in (("qint32", "SCALED"), ("qint16", "MIN_FIRST"))
 ]
