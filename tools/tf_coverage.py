@@ -40,6 +40,7 @@ NAMESPACES = (
     "bitwise",
     "nest",
     "sets",
+    "quantization",
 )
 DOC = ROOT / "docs" / "compat.md"
 BEGIN, END = "<!-- tf_coverage:begin -->", "<!-- tf_coverage:end -->"
@@ -74,7 +75,7 @@ def _tested_names() -> set[str]:
             tested |= set(getattr(module, "OTHERWISE_TESTED", ()))
     pattern = re.compile(
         r"\b(?:tf|tapejax)\.((?:(?:math|nn|linalg|random|image|signal|debugging|dtypes|errors"
-        r"|config|bitwise|nest|sets)\.)?\w+)"
+        r"|config|bitwise|nest|sets|quantization)\.)?\w+)"
     )
     for folder in ("tests", "compat_tests"):
         for path in (ROOT / folder).rglob("*.py"):
