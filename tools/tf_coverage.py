@@ -40,6 +40,7 @@ NAMESPACES = (
     "bitwise",
     "nest",
     "sets",
+    "train",
     "quantization",
 )
 DOC = ROOT / "docs" / "compat.md"
@@ -73,10 +74,8 @@ def _tested_names() -> set[str]:
         if "OTHERWISE_TESTED" in text:
             module = importlib.import_module(path.stem)
             tested |= set(getattr(module, "OTHERWISE_TESTED", ()))
-    pattern = re.compile(
-        r"\b(?:tf|tapejax)\.((?:(?:math|nn|linalg|random|image|signal|debugging|dtypes|errors"
-        r"|config|bitwise|nest|sets|quantization)\.)?\w+)"
-    )
+    namespaces = "|".join(ns for ns in NAMESPACES if ns)
+    pattern = re.compile(rf"\b(?:tf|tapejax)\.((?:(?:{namespaces})\.)?\w+)")
     for folder in ("tests", "compat_tests"):
         for path in (ROOT / folder).rglob("*.py"):
             tested |= set(pattern.findall(path.read_text()))
