@@ -355,6 +355,27 @@ def raised(fn, fw):
     return None
 
 
+def check_fails_in_function(check, x, message):
+    """``check(tf, x)`` inside a ``tf.function`` raises ``InvalidArgumentError`` whose last
+    paragraph matches ``message`` (a regex), in TF and in tapejax on its eager first call
+    and its traced second call."""
+    import re
+
+    for fw, calls in (("tensorflow", 1), ("tapejax", 2)):
+        tf = FRAMEWORKS[fw]
+
+        @tf.function
+        def f(x, tf=tf):
+            check(tf, x)
+            return x * 2.0
+
+        for _ in range(calls):
+            e = raised(lambda tf: f(tf.constant(x)), tf)  # noqa: B023 - f is this loop's
+            assert type(e).__name__ == "InvalidArgumentError" and re.search(
+                message, str(e).split("\n\n")[-1]
+            ), f"{fw}: {e!r}"
+
+
 def check_error(fn, error, message):
     """``fn(tf)`` raises the same exception type, with a text matching ``message``, under
     TF and under tapejax (the table is checked against TF first, so it cannot drift)."""
