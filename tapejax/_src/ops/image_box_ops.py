@@ -17,7 +17,7 @@ from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
 from ..tensor import Tensor, wrap
 from ._helpers import TF_ALLOWED, require, to_tensor
-from .nms_ops import _dims, _greedy, _iae, _scalar
+from .nms_ops import _dims, _greedy, _iae, _scalar, check_scores_and_size
 from .random_ops import normal, uniform
 
 TF_ALLOWED["DrawBoundingBoxes"] = TF_ALLOWED["DrawBoundingBoxesV2"] = "float, half"
@@ -315,19 +315,7 @@ def non_max_suppression_overlaps(
     n = ov._v.shape[0]
     if ov._v.shape[1] != n:
         raise _iae(f"overlaps must be square{_dims(ov._v.shape)}", op_name)
-    if s._v.ndim != 1:
-        raise _iae(
-            f"scores must be 1-D{_dims(s._v.shape)} (Shape must be rank 1 but is rank {s._v.ndim})",
-            op_name,
-        )
-    if s._v.shape[0] != n:
-        raise _iae(
-            "scores has incompatible shape (Dimensions must be equal, but are "
-            f"{n} and {s._v.shape[0]})",
-            op_name,
-        )
-    if size is not None and int(size) < 0:
-        raise _iae("output size must be non-negative", op_name)
+    check_scores_and_size(s, n, size, op_name)
     values = [ov._value, s._value]
     if (
         size is None

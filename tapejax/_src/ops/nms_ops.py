@@ -24,6 +24,23 @@ from ._helpers import TF_ALLOWED, dtype_mismatch, require, to_tensor
 TF_ALLOWED.update(dict.fromkeys(["NonMaxSuppressionV3", "NonMaxSuppressionV5"], "half, float"))
 
 
+def check_scores_and_size(s, n, size, op_name) -> None:
+    """TF's NMS kernels' checks of ``scores`` (one per box of ``n``) and the output size."""
+    if s._v.ndim != 1:
+        raise _iae(
+            f"scores must be 1-D{_dims(s._v.shape)} (Shape must be rank 1 but is rank {s._v.ndim})",
+            op_name,
+        )
+    if s._v.shape[0] != n:
+        raise _iae(
+            "scores has incompatible shape (Dimensions must be equal, but are "
+            f"{n} and {s._v.shape[0]})",
+            op_name,
+        )
+    if size is not None and int(size) < 0:
+        raise _iae("output size must be non-negative", op_name)
+
+
 def _iae(message: str, op_name: str) -> InvalidArgumentError:
     return InvalidArgumentError(None, None, f"{message} [Op:{op_name}]")
 
@@ -139,19 +156,7 @@ def _nms_inputs(boxes, scores, max_output_size, iou_threshold, score_threshold, 
         raise _iae(
             f"boxes must have 4 columns (Dimension must be 4 but is {b._v.shape[1]})", op_name
         )
-    if s._v.ndim != 1:
-        raise _iae(
-            f"scores must be 1-D{_dims(s._v.shape)} (Shape must be rank 1 but is rank {s._v.ndim})",
-            op_name,
-        )
-    if s._v.shape[0] != b._v.shape[0]:
-        raise _iae(
-            "scores has incompatible shape (Dimensions must be equal, but are "
-            f"{b._v.shape[0]} and {s._v.shape[0]})",
-            op_name,
-        )
-    if size is not None and int(size) < 0:
-        raise _iae("output size must be non-negative", op_name)
+    check_scores_and_size(s, b._v.shape[0], size, op_name)
     what = "non_max_suppression" if op_name.endswith("V3") else "non_max_suppression_with_scores"
     if size is None or iou is None or score is None:
         raise _traced(what)
