@@ -7,6 +7,8 @@ under TF (eager), under tapejax eagerly (Python loops over recorded ops), and in
 GradientTape inside the function differentiating through it).
 """
 
+import re
+
 import jax
 import numpy as np
 import pytest
@@ -866,15 +868,65 @@ EAGER_STRUCTURE_ERRORS = {
 }
 
 
-@pytest.mark.parametrize("name", list(EAGER_STRUCTURE_ERRORS))
+# Loop vars eager TF shows by their specs: a Variable is read at entry (its spec is the
+# value's TensorSpec, and the body's result shows a Tensor), None is a NoneTensorSpec.
+EAGER_ONLY_STRUCTURE_ERRORS = {
+    "while_loop Variable loop var": lambda fw, x: fw.while_loop(
+        lambda i, a: i < 2.0, lambda i, a: (i + 1.0, [a]), [x[0], fw.Variable(x[1])]
+    ),
+    "while_loop None loop var": lambda fw, x: fw.while_loop(
+        lambda i, a: i < 2.0, lambda i, a: (i + 1.0, [a]), [x[0], None]
+    ),
+}
+
+
+@pytest.mark.parametrize("name", [*EAGER_STRUCTURE_ERRORS, *EAGER_ONLY_STRUCTURE_ERRORS])
 def test_eager_structure_errors_match_tf(name):
-    program = EAGER_STRUCTURE_ERRORS[name]
+    program = {**EAGER_STRUCTURE_ERRORS, **EAGER_ONLY_STRUCTURE_ERRORS}[name]
     x = np.array([1.0, 2.0, 3.0], np.float32)
     want = raised(lambda fw: program(fw, fw.constant(x)), tensorflow)
     assert want is not None, "TF raised nothing: fix the table"
     got = raised(lambda fw: program(fw, fw.constant(x)), tapejax)
     assert type(got) is type(want), f"tapejax raised {got!r}, TF {want!r}"
     assert str(got) == str(want)
+
+
+def test_eager_structure_error_shows_a_tensor_array_by_its_spec():
+    def program(fw):
+        ta = fw.TensorArray(fw.float32, size=2)
+        return fw.while_loop(lambda i, a: i < 2, lambda i, a: (i + 1, [a]), [fw.constant(0), ta])
+
+    want, got = raised(program, tensorflow), raised(program, tapejax)
+    assert want is not None and type(got) is type(want)
+    assert "TensorArraySpec(TensorShape(None), tf.float32, False, True)" in str(want)
+
+    def objects_unnamed(text):  # module paths and addresses differ
+        return re.sub(r"<[\w.]+\.TensorArray object at 0x[0-9a-f]+>", "<TensorArray>", text)
+
+    assert objects_unnamed(str(got)) == objects_unnamed(str(want))
+
+
+def test_while_loop_reads_variable_loop_vars_once_at_entry():
+    results = {}
+    for fw in (tensorflow, tapejax):
+        v = fw.Variable(2.0)
+        seen = []
+
+        def body(i, a, fw=fw, v=v, seen=seen):
+            seen.append(type(a).__name__)
+            v.assign_add(1.0)  # the loop var holds the value read at entry, not ``v``
+            return i + 1, a * 3.0
+
+        with fw.GradientTape() as tape:
+            _, a = fw.while_loop(lambda i, a: i < 2, body, [fw.constant(0), v])
+        g = tape.gradient(a, v)
+        results[fw.__name__] = (
+            ["Variable" in name for name in seen],
+            float(a),
+            None if g is None else float(g),
+            float(v.numpy()),
+        )
+    assert results["tapejax"] == results["tensorflow"] == ([False, False], 18.0, 9.0, 4.0)
 
 
 # Each raises inside tf.function (or raises nothing there, where TF's traced loop does not

@@ -38,6 +38,7 @@ from ..conversion import convert_to_tensor
 from ..dispatch import Op
 from ..tensor import Tensor, wrap
 from ..tensor_spec import TensorSpec
+from ..type_spec import type_spec_from_value
 from ..variables import _creation_hooks
 from ._array_common import stop_gradient
 
@@ -64,10 +65,11 @@ def _is_sequence(x) -> bool:
 
 def _type_spec(x):
     """TF's ``type_spec_from_value`` for a loop variable, as eager ``tf.while_loop`` records
-    the structure it checks each iteration's result against (its texts show these specs).
-    What is no tensor (a TensorArray: TF shows a TensorArraySpec) stays itself."""
-    if type(x).__name__ == "SparseTensor":
-        return x._type_spec
+    the structure it checks each iteration's result against (its texts show these specs:
+    a ``TensorArraySpec`` for a TensorArray, a ``NoneTensorSpec`` for None). What no spec
+    describes stays itself."""
+    if x is None or type(x).__name__ in ("SparseTensor", "TensorArray"):
+        return type_spec_from_value(x)
     try:
         t = _as_tensor(x)
     except (TypeError, ValueError):

@@ -444,6 +444,10 @@ def _static_int(value, what: str):
     return int(value)
 
 
+def _read_variable(x):
+    return convert_to_tensor(x) if getattr(x, "_is_variable", False) else x
+
+
 def while_loop(
     cond,
     body,
@@ -485,6 +489,8 @@ def while_loop(
         raise TypeError("'cond' must be callable.")
     if not callable(body):
         raise TypeError("'body' must be callable.")
+    # As TF: Variables among the loop vars are read once, here; the body gets Tensors.
+    loop_vars = nest.map_structure(_read_variable, loop_vars)
     single = not isinstance(loop_vars, (list, tuple))
     if not single and not loop_vars:
         raise ValueError("'loop_vars' must be provided.")
