@@ -227,13 +227,19 @@ newaxis = None
 to_jax = functionalize  # the interop issue's name for it
 
 
+# TF 2.21's ``tf.optimizers``, ``tf.losses``, ``tf.metrics`` and ``tf.initializers`` are
+# its ``tf.keras`` modules of those names; so are tapejax's.
+_KERAS_ALIASES = frozenset({"optimizers", "losses", "metrics", "initializers"})
+
+
 def __getattr__(name):
     # ``tf.keras`` is imported on first use: it takes a second and brings Keras up on its
     # JAX backend, which a user who never touches it should not pay for or be bound by.
-    if name == "keras":
+    if name == "keras" or name in _KERAS_ALIASES:
         import importlib
 
-        return importlib.import_module("tapejax.keras")
+        keras = importlib.import_module("tapejax.keras")
+        return keras if name == "keras" else getattr(keras, name)
     raise AttributeError(f"module 'tapejax' has no attribute {name!r}")
 
 

@@ -650,3 +650,25 @@ def test_subclassed_model_weights_round_trip(tmp_path):
         np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError, match="holds 4 weights but the model has 0"):
         Wrapped().load_weights(tmp_path / "w.weights.h5")
+
+
+def test_tf_optimizers_losses_metrics_initializers_are_the_keras_modules():
+    tensorflow = pytest.importorskip("tensorflow")
+    for name, cls in [
+        ("optimizers", "SGD"),
+        ("losses", "MeanSquaredError"),
+        ("metrics", "Mean"),
+        ("initializers", "GlorotUniform"),
+    ]:
+        # TF's are lazy loaders of its Keras modules: compare what they hold.
+        assert getattr(getattr(tensorflow, name), cls) is getattr(
+            getattr(tensorflow.keras, name), cls
+        )
+        assert getattr(tf, name) is getattr(keras, name)
+    w = tf.Variable([1.0, 2.0])
+    opt = tf.optimizers.SGD(0.1)
+    with tf.GradientTape() as tape:
+        loss = tf.losses.MeanSquaredError()(tf.constant([0.0, 0.0]), w)
+    opt.apply_gradients([(tape.gradient(loss, w), w)])
+    np.testing.assert_allclose(w.numpy(), [0.9, 1.8], rtol=1e-6)  # d mean(w**2) / dw = w
+    assert isinstance(tf.initializers.GlorotUniform()((2, 2)), tf.Tensor)
