@@ -129,6 +129,7 @@ from tapejax._src.ops.creation_ops import (
 )
 from tapejax._src.ops.edit_distance_ops import edit_distance
 from tapejax._src.ops.fft_ops import fftnd, ifftnd, irfftnd, rfftnd
+from tapejax._src.ops.fingerprint_ops import fingerprint
 from tapejax._src.ops.functional_ops import foldl, foldr, map_fn, scan, vectorized_map
 from tapejax._src.ops.histogram_ops import histogram_fixed_width, histogram_fixed_width_bins
 from tapejax._src.ops.index_ops import dynamic_partition, dynamic_stitch, unravel_index
@@ -327,6 +328,7 @@ __all__ = [
     "eye",
     "fftnd",
     "fill",
+    "fingerprint",
     "float16",
     "float32",
     "float64",

@@ -1,5 +1,6 @@
 """``tf.sparse``: SparseTensor and the ops on it."""
 
+from tapejax._src.ops.sparse_cross_ops import cross_hashed
 from tapejax._src.ops.sparse_math_ops import (
     add,
     maximum,
@@ -38,6 +39,7 @@ __all__ = [
     "SparseTensor",
     "add",
     "concat",
+    "cross_hashed",
     "expand_dims",
     "eye",
     "fill_empty_rows",
