@@ -28,6 +28,7 @@ from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor
 from tapejax._src.asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank
 from tapejax._src.conversion import constant, convert_to_tensor
 from tapejax._src.conversion_registry import register_tensor_conversion_function
+from tapejax._src.critical_section import CriticalSection
 from tapejax._src.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
 from tapejax._src.device_spec import DeviceSpec
 from tapejax._src.devices import device
@@ -250,6 +251,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Assert",
+    "CriticalSection",
     "DType",
     "GradientCutWarning",
     "GradientTape",

@@ -1,5 +1,6 @@
 """``tf.sparse``: SparseTensor and the ops on it."""
 
+from tapejax._src.ops.sparse_count_ops import bincount
 from tapejax._src.ops.sparse_cross_ops import cross_hashed
 from tapejax._src.ops.sparse_math_ops import (
     add,
@@ -38,6 +39,7 @@ matmul = sparse_dense_matmul
 __all__ = [
     "SparseTensor",
     "add",
+    "bincount",
     "concat",
     "cross_hashed",
     "expand_dims",

@@ -87,7 +87,8 @@ def coverage(tf) -> list[tuple[str, int, int, int, list[str]]]:
     import tapejax
 
     tested_ids = set()
-    for name in _tested_names():  # the same function under any of its names counts
+    names_used = _tested_names()
+    for name in names_used:  # the same function under any of its names counts
         obj = tapejax
         for part in name.split("."):
             obj = getattr(obj, part, None)
@@ -97,9 +98,15 @@ def coverage(tf) -> list[tuple[str, int, int, int, list[str]]]:
     for ns, names in tf_symbols(tf).items():
         ours = _module(tapejax, ns)
         have = [n for n in names if ours is not None and hasattr(ours, n)]
-        n_tested = sum(id(getattr(ours, n)) in tested_ids for n in have)
+        prefix = f"{ns}." if ns else ""
+
+        def is_tested(n, ours=ours, prefix=prefix):
+            # By name too: a constant such as ``newaxis`` (None) has no identity of its own.
+            return id(getattr(ours, n)) in tested_ids or prefix + n in names_used
+
+        n_tested = sum(map(is_tested, have))
         missing = [n for n in names if n not in have]
-        untested = [n for n in have if id(getattr(ours, n)) not in tested_ids]
+        untested = [n for n in have if not is_tested(n)]
         rows.append(
             (f"tf.{ns}" if ns else "tf", len(names), len(have), n_tested, missing, untested)
         )

@@ -324,6 +324,24 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
 # -- bincount -------------------------------------------------------------------------------
 
 
+def check_weights_not_binary(weights, binary_output) -> None:
+    """TF's bincount ops refuse ``weights`` together with ``binary_output`` (ValueError)."""
+    if weights is not None and binary_output:
+        raise ValueError(
+            "Arguments `binary_output` and `weights` are mutually exclusive. Please specify only one."
+        )
+
+
+def bincount_axis(axis) -> int:
+    """The ``axis`` of TF's bincount ops: ``None`` is 0; anything but 0 and -1 a ValueError."""
+    axis = 0 if axis is None else axis
+    if axis not in (0, -1):
+        raise ValueError(
+            f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported."
+        )
+    return axis
+
+
 def _bincount_fn(arr, *weights, size, binary, dtype):
     def count(row, w):
         add = jnp.ones(row.shape, dtype) if w is None else w.astype(dtype)
@@ -358,17 +376,10 @@ def bincount(
     """
     a = to_tensor(arr)
     w = None if weights is None else to_tensor(weights)
-    if w is not None and binary_output:
-        raise ValueError(
-            "Arguments `binary_output` and `weights` are mutually exclusive. Please specify only one."
-        )
+    check_weights_not_binary(w, binary_output)
     if a._v.dtype.kind not in "iu":
         a = cast(a, dtypes.int32)
-    axis = 0 if axis is None else axis
-    if axis not in (0, -1):
-        raise ValueError(
-            f"Unsupported value for argument axis={axis}. Only 0 and -1 are currently supported."
-        )
+    axis = bincount_axis(axis)
     values = _concrete(a, "tf.math.bincount")
     size = int(values.max()) + 1 if values.size else 0
     if minlength is not None:
