@@ -150,6 +150,8 @@ PIPELINES = [
         ),
     ),
     ("map_list_to_tuple", lambda tf: tf.data.Dataset.range(3).map(lambda x: [x, x + 1])),
+    ("map_nested_list_is_a_tensor", lambda tf: tf.data.Dataset.range(3).map(lambda x: (x, [x, x]))),
+    ("take_tensor_count", lambda tf: tf.data.Dataset.range(5).take(tf.constant(2, tf.int64))),
     ("map_python_constant", lambda tf: tf.data.Dataset.range(2).map(lambda x: (x, 1.5))),
     (
         "map_parallel",
@@ -493,6 +495,22 @@ ERRORS = [
         "TypeError",
         r"^`generator` must be a Python callable.$",
     ),
+    (
+        lambda tf: tf.data.Dataset.zip([tf.data.Dataset.range(2), tf.data.Dataset.range(3)]),
+        "TypeError",
+        r"^Invalid input to `zip`. Inputs are expected to be \(nested\) structures of `tf.data.Dataset` objects. Python `list` is not supported and you should use `tuple` instead.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.zip((tf.data.Dataset.range(2), 3)),
+        "TypeError",
+        r"^Invalid input to `zip`. Inputs are expected to be \(nested\) structures of `tf.data.Dataset` objects but encountered object of type <class 'int'>.$",
+    ),
+    (lambda tf: tf.data.Dataset.zip(), "TypeError", r"^Must pass at least one dataset to `zip`.$"),
+    (
+        lambda tf: tf.data.Dataset.zip(tf.data.Dataset.range(2), datasets=tf.data.Dataset.range(2)),
+        "TypeError",
+        r"^Both `\*args` and `datasets` cannot be set.$",
+    ),
     (lambda tf: next(iter(tf.data.Dataset.range(0))), "StopIteration", r"^$"),
     (lambda tf: iter(tf.data.Dataset.range(0)).get_next(), "OutOfRangeError", r"End of sequence"),
     (
@@ -793,3 +811,34 @@ def test_eager_training_loop_with_map_and_tuple_elements():
                 loss = tf.reduce_mean(tf.square(w * x - y))
             w.assign_sub(0.5 * tape.gradient(loss, w))
     assert abs(float(w) - 3.0) < 0.05
+
+
+def test_an_eager_only_map_function_runs_with_unknown_dims_in_its_spec():
+    """A function only eager code can run (``.numpy()``; TF would need ``py_function``)
+    still maps; its spec keeps dtype and rank, with unknown dims."""
+    ds = tapejax.data.Dataset.range(3).map(lambda x: tapejax.constant([float(x.numpy())] * 2))
+    assert repr(ds.element_spec) == "TensorSpec(shape=(None,), dtype=tf.float32, name=None)"
+    assert [v.numpy().tolist() for v in ds] == [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
+    assert (
+        repr(ds.batch(2).element_spec)
+        == "TensorSpec(shape=(None, None), dtype=tf.float32, name=None)"
+    )
+
+
+def test_without_x64_int64_components_are_int32():
+    """docs/compat.md: JAX holds no int64 without its x64 mode; the specs say what the
+    elements are."""
+    import warnings
+
+    import jax
+
+    jax.config.update("jax_enable_x64", False)  # the autouse fixture restores it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        ds = tapejax.data.Dataset.range(3).enumerate()
+        assert repr(ds.element_spec) == (
+            "(TensorSpec(shape=(), dtype=tf.int32, name=None), "
+            "TensorSpec(shape=(), dtype=tf.int32, name=None))"
+        )
+        assert [(i.dtype.name, int(x)) for i, x in ds] == [("int32", 0), ("int32", 1), ("int32", 2)]
+        assert int(ds.cardinality()) == 3

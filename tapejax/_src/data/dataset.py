@@ -215,11 +215,16 @@ class Dataset(Transformations, Batching):
             datasets = args[0] if len(args) == 1 else args
         members = structure.flatten(datasets)
         for d in members:
-            if not isinstance(d, Dataset):
+            if isinstance(d, list):
                 raise TypeError(
                     "Invalid input to `zip`. Inputs are expected to be (nested) structures of "
                     "`tf.data.Dataset` objects. Python `list` is not supported and you "
                     "should use `tuple` instead."
+                )
+            if not isinstance(d, Dataset):
+                raise TypeError(
+                    "Invalid input to `zip`. Inputs are expected to be (nested) structures of "
+                    f"`tf.data.Dataset` objects but encountered object of type {type(d)}."
                 )
         cards = [d._card for d in members]
         if UNKNOWN in cards:
