@@ -526,17 +526,29 @@ def test_errors_are_tfs(build, error, message):
     check_error(build, error, message)
 
 
-def test_generator_yielding_a_wrong_shape_is_an_error():
-    ds = tapejax.data.Dataset.from_generator(
-        lambda: iter([[1.0, 2.0], [1.0]]), output_signature=tapejax.TensorSpec([2])
-    )
-    it = iter(ds)
-    assert next(it).shape.as_list() == [2]
-    with pytest.raises(
-        TypeError,
-        match=r"`generator` yielded an element of shape \(1,\) where an element of shape \(2,\) was expected.",
-    ):
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        (
+            [[1.0, 2.0], [1.0]],
+            r"TypeError: `generator` yielded an element of shape \(1,\) where an element of shape \(2,\) was expected.",
+        ),
+        (
+            [[1.0, 2.0], "ab"],
+            r"TypeError: `generator` yielded an element that could not be converted to the expected type. The expected type was float32, but the yielded element was ab.",
+        ),
+    ],
+)
+def test_generator_yielding_a_wrong_element_is_tfs_error(values, message):
+    def build(tf):
+        ds = tf.data.Dataset.from_generator(
+            lambda: iter(values), output_signature=tf.TensorSpec([2])
+        )
+        it = iter(ds)
+        assert next(it).shape.as_list() == [2]
         next(it)
+
+    check_error(build, "InvalidArgumentError", message)
 
 
 def test_cache_to_a_file_is_not_provided():
@@ -842,3 +854,12 @@ def test_without_x64_int64_components_are_int32():
         )
         assert [(i.dtype.name, int(x)) for i, x in ds] == [("int32", 0), ("int32", 1), ("int32", 2)]
         assert int(ds.cardinality()) == 3
+
+
+def test_iterator_classes_are_tfs_names():
+    for fw in (tensorflow, tapejax):
+        ds = fw.data.Dataset.range(2)
+        assert isinstance(iter(ds), fw.data.Iterator)
+        assert isinstance(ds.as_numpy_iterator(), fw.data.NumpyIterator)
+    assert type(iter(tapejax.data.Dataset.range(2))) is tapejax.data.Iterator
+    assert type(tapejax.data.Dataset.range(2).as_numpy_iterator()) is tapejax.data.NumpyIterator

@@ -323,11 +323,12 @@ def _shape_leaves(output_types, shapes):
 
 
 def _generated(value, signature, specs):
-    """A generator's value as an element of ``signature``, with TF's errors."""
+    """A generator's value as an element of ``signature``. A mismatch is TF's
+    ``InvalidArgumentError`` wrapping the ``TypeError`` its generator wrapper raises."""
     if type(value) is list and structure._is_nested(signature):
         value = tuple(value)
     if not structure.same_structure(value, signature):
-        raise TypeError(
+        raise _generator_error(
             "`generator` yielded an element that did not match the expected structure. The "
             f"expected structure was {_types(signature)}, but the yielded element was {value}."
         )
@@ -336,18 +337,22 @@ def _generated(value, signature, specs):
         try:
             t = structure.to_tensor(np.asarray(v, spec.dtype.as_numpy_dtype))
         except (TypeError, ValueError):
-            raise TypeError(
+            raise _generator_error(
                 "`generator` yielded an element that could not be converted to the expected "
                 f"type. The expected type was {spec.dtype.name}, but the yielded element "
                 f"was {v}."
             ) from None
         if not spec.shape.is_compatible_with(t.shape):
-            raise TypeError(
+            raise _generator_error(
                 f"`generator` yielded an element of shape {t.shape} where an element of "
                 f"shape {spec.shape} was expected."
             )
         leaves.append(t)
     return structure.pack(signature, leaves)
+
+
+def _generator_error(text: str) -> InvalidArgumentError:
+    return InvalidArgumentError(None, None, f"TypeError: {text} [Op:IteratorGetNext]")
 
 
 def _types(signature):
