@@ -107,9 +107,9 @@ class Batching:
 
         def make_iterator():
             for group in _groups(self._elements(), size, drop_remainder):
-                leaves = [[t.numpy() for t in structure.flatten(e)] for e in group]
+                leaves = [structure.flatten(e) for e in group]
                 stacked = [_stack([np.asarray(x) for x in column]) for column in zip(*leaves)]
-                yield structure.pack(group[0], [structure.to_tensor(a) for a in stacked])
+                yield structure.pack(group[0], stacked)
 
         return self._derive(make_iterator, spec, _batched_card(self._card, size, drop_remainder))
 
@@ -163,12 +163,12 @@ class Batching:
 
         def make_iterator():
             for group in _groups(self._elements(), size, drop_remainder):
-                leaves = [[t.numpy() for t in structure.flatten(e)] for e in group]
+                leaves = [structure.flatten(e) for e in group]
                 padded = [
                     _pad([np.asarray(x) for x in column], target, value)
                     for column, target, value in zip(zip(*leaves), targets, values)
                 ]
-                yield structure.pack(group[0], [structure.to_tensor(a) for a in padded])
+                yield structure.pack(group[0], padded)
 
         return self._derive(make_iterator, spec, _batched_card(self._card, size, drop_remainder))
 
@@ -196,7 +196,7 @@ class Batching:
 
         def make_iterator():
             for element in self._elements():
-                arrays = [t.numpy() for t in structure.flatten(element)]
+                arrays = [np.asarray(a) for a in structure.flatten(element)]
                 rows = {a.shape[0] for a in arrays}
                 if len(rows) > 1:
                     raise InvalidArgumentError(
@@ -209,7 +209,7 @@ class Batching:
                         " [Op:IteratorGetNext]",
                     )
                 for i in range(arrays[0].shape[0]):
-                    yield structure.pack(element, [structure.to_tensor(a[i]) for a in arrays])
+                    yield structure.pack(element, [a[i] for a in arrays])
 
         return self._derive(make_iterator, spec, card)
 

@@ -1,5 +1,7 @@
-"""``tf.data.Dataset`` on the host: a chain of Python iterators over elements of tapejax
-Tensors, in TF's element order, with TF's element specs, cardinalities and errors.
+"""``tf.data.Dataset`` on the host: a chain of Python iterators, in TF's element order,
+with TF's element specs, cardinalities and errors. Inside the pipeline an element's
+components are NumPy values (slicing, shuffling and batching cost no device transfers);
+user functions and the iterator get tapejax Tensors.
 
 A Dataset is immutable; each ``iter`` starts its pipeline afresh. Nothing here is traced
 or compiled: iterating a Dataset inside a ``tapejax.function`` is refused (it would run
@@ -134,7 +136,7 @@ class Dataset(Transformations, Batching):
     def from_tensors(tensors, name=None) -> Dataset:
         """A dataset of one element, ``tensors``."""
         element = structure.normalize(tensors)
-        return Dataset(lambda: iter((element,)), structure.spec_of(element), 1)
+        return Dataset(lambda: iter((structure.to_host(element),)), structure.spec_of(element), 1)
 
     @staticmethod
     def from_tensor_slices(tensors, name=None) -> Dataset:
@@ -160,9 +162,9 @@ class Dataset(Transformations, Batching):
         spec = structure.map_structure(lambda t: TensorSpec(t.shape[1:], t.dtype), element)
 
         def make_iterator():
-            arrays = [t.numpy() for t in leaves]
+            arrays = [structure.host(t) for t in leaves]
             for i in range(size):
-                yield structure.pack(element, [structure.to_tensor(a[i]) for a in arrays])
+                yield structure.pack(element, [a[i] for a in arrays])
 
         return Dataset(make_iterator, spec, size)
 
@@ -194,11 +196,13 @@ class Dataset(Transformations, Batching):
         if step == 0:
             raise InvalidArgumentError(None, None, "step must be a non-zero integer.")
         values = range(start, stop, step)
-        np_type = output_type.as_numpy_dtype
+        held = structure.held_dtype(output_type).as_numpy_dtype
+        if values:  # 64-bit values JAX cannot hold without x64: tapejax's warning or error
+            structure.to_tensor(np.asarray([values[0], values[-1]], output_type.as_numpy_dtype))
 
         def make_iterator():
             for v in values:
-                yield structure.to_tensor(np.asarray(v, np_type))
+                yield np.asarray(v, held)
 
         spec = TensorSpec([], structure.held_dtype(output_type))
         return Dataset(make_iterator, spec, len(values))
@@ -335,7 +339,7 @@ def _generated(value, signature, specs):
     leaves = []
     for v, spec in zip(structure.flatten(value), specs):
         try:
-            t = structure.to_tensor(np.asarray(v, spec.dtype.as_numpy_dtype))
+            t = np.asarray(v, spec.dtype.as_numpy_dtype)
         except (TypeError, ValueError):
             raise _generator_error(
                 "`generator` yielded an element that could not be converted to the expected "
@@ -344,7 +348,7 @@ def _generated(value, signature, specs):
             ) from None
         if not spec.shape.is_compatible_with(t.shape):
             raise _generator_error(
-                f"`generator` yielded an element of shape {t.shape} where an element of "
+                f"`generator` yielded an element of shape {tuple(t.shape)} where an element of "
                 f"shape {spec.shape} was expected."
             )
         leaves.append(t)
@@ -371,14 +375,14 @@ class Iterator:
         return self
 
     def __next__(self):
-        return next(self._it)
+        return structure.to_tensors(next(self._it))
 
     def get_next(self, name=None):
         """The next element; ``OutOfRangeError`` at the end, as TF's."""
         from ..errors import OutOfRangeError
 
         try:
-            return next(self._it)
+            return structure.to_tensors(next(self._it))
         except StopIteration:
             raise OutOfRangeError(None, None, "End of sequence") from None
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections.abc
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from .. import dtypes, execution, recorder
@@ -105,12 +106,28 @@ def spec_of(element):
     return map_structure(lambda t: TensorSpec(t.shape, t.dtype), element)
 
 
+def host(value):
+    """One component as a host (NumPy) value in the dtype tapejax holds it in: the form
+    elements take inside a pipeline, so that slicing, shuffling and batching cost no
+    device transfers."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value
+    return np.asarray(to_tensor(value)._value)
+
+
+def to_host(element):
+    return map_structure(host, element)
+
+
+def to_tensors(element):
+    """A pipeline's host element as the Tensors a user sees."""
+    return map_structure(lambda a: wrap(jnp.asarray(a)), element)
+
+
 def to_numpy(element):
-    return map_structure(lambda t: t.numpy(), element)
-
-
-def from_numpy(element):
-    return map_structure(lambda a: to_tensor(np.asarray(a)), element)
+    """A host element as ``as_numpy_iterator`` gives it: scalars as NumPy scalars, arrays
+    as fresh arrays (as ``Tensor.numpy()``)."""
+    return map_structure(lambda a: a[()] if a.ndim == 0 else np.array(a), element)
 
 
 def merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:

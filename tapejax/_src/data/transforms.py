@@ -31,7 +31,9 @@ def _traced_spec(dataset, fn, *extra_specs):
 
     def from_first_element():
         for element in dataset._elements():
-            out = structure.run_eagerly(fn, *_extra_values(extra_specs), element)
+            out = structure.run_eagerly(
+                fn, *_extra_values(extra_specs), structure.to_tensors(element)
+            )
             return structure.map_structure(
                 lambda t: TensorSpec([None] * t.shape.rank, t.dtype) if hasattr(t, "shape") else t,
                 out,
@@ -87,7 +89,7 @@ class Transformations:
 
         def make_iterator():
             for element in self._elements():
-                yield structure.run_eagerly(fn, element)
+                yield structure.to_host(structure.run_eagerly(fn, structure.to_tensors(element)))
 
         return self._derive(make_iterator, spec)
 
@@ -103,7 +105,7 @@ class Transformations:
 
         def make_iterator():
             for element in self._elements():
-                if bool(structure.run_eagerly(fn, element).numpy()):
+                if bool(structure.run_eagerly(fn, structure.to_tensors(element))):
                     yield element
 
         return self._derive(make_iterator, cardinality=UNKNOWN)
@@ -120,7 +122,7 @@ class Transformations:
 
         def make_iterator():
             for element in self._elements():
-                if not bool(structure.run_eagerly(fn, element).numpy()):
+                if not bool(structure.run_eagerly(fn, structure.to_tensors(element))):
                     return
                 yield element
 
@@ -229,10 +231,11 @@ class Transformations:
         (int64; int32 without JAX's x64)."""
         start = _check_count(start)
         int64 = dtypes.as_dtype("int64")
+        held = structure.held_dtype(int64).as_numpy_dtype
 
         def make_iterator():
             for i, element in enumerate(self._elements(), start):
-                yield structure.to_tensor(np.int64(i)), element
+                yield np.asarray(i, held), element
 
         return self._derive(
             make_iterator,
@@ -305,7 +308,13 @@ class Transformations:
         try:
             out = structure.trace_output(lambda e: structure.call(map_func, e), self.element_spec)
         except Exception:  # noqa: BLE001 - an eager-only function: its first dataset tells
-            out = next((structure.run_eagerly(fn, element) for element in self._elements()), None)
+            out = next(
+                (
+                    structure.run_eagerly(fn, structure.to_tensors(element))
+                    for element in self._elements()
+                ),
+                None,
+            )
             if out is None:
                 raise
         return fn, checked(out).element_spec
@@ -317,7 +326,7 @@ class Transformations:
 
         def make_iterator():
             for element in self._elements():
-                yield from structure.run_eagerly(fn, element)._elements()
+                yield from structure.run_eagerly(fn, structure.to_tensors(element))._elements()
 
         return self._derive(make_iterator, spec, UNKNOWN)
 
@@ -362,7 +371,8 @@ class Transformations:
                     if element is _END:
                         end_of_input = True
                     else:
-                        slots[index] = structure.run_eagerly(fn, element)._elements()
+                        dataset = structure.run_eagerly(fn, structure.to_tensors(element))
+                        slots[index] = dataset._elements()
                         n_open += 1
                 else:
                     in_block, index = 0, (index + 1) % cycle
@@ -378,7 +388,9 @@ class Transformations:
             raise NotImplementedError(_ITERATE_IN_FUNCTION)
         state = structure.normalize(initial_state)
         for element in self._elements():
-            state = structure.returned(structure.run_eagerly(reduce_func, state, element))
+            state = structure.returned(
+                structure.run_eagerly(reduce_func, state, structure.to_tensors(element))
+            )
         return state
 
     def scan(self, initial_state, scan_func, name=None):
@@ -402,8 +414,8 @@ class Transformations:
         def make_iterator():
             state = initial
             for element in self._elements():
-                state, out = structure.run_eagerly(fn, state, element)
-                yield out
+                state, out = structure.run_eagerly(fn, state, structure.to_tensors(element))
+                yield structure.to_host(out)
 
         return self._derive(make_iterator, spec)
 
@@ -419,7 +431,7 @@ class Transformations:
         def make_iterator():
             seen = set()
             for element in self._elements():
-                key = tuple(t.numpy().tobytes() for t in structure.flatten(element))
+                key = tuple(np.asarray(a).tobytes() for a in structure.flatten(element))
                 if key not in seen:
                     seen.add(key)
                     yield element
@@ -468,4 +480,4 @@ class Transformations:
             raise InvalidArgumentError(
                 None, None, "Dataset had more than one element. [Op:DatasetToSingleElement]"
             )
-        return element
+        return structure.to_tensors(element)
