@@ -204,6 +204,28 @@ PIPELINES = [
         ),
     ),
     ("unbatch", lambda tf: tf.data.Dataset.range(7).batch(3).unbatch()),
+    ("rebatch", lambda tf: tf.data.Dataset.range(10).batch(4).rebatch(3)),
+    (
+        "rebatch_drop_remainder",
+        lambda tf: tf.data.Dataset.range(10).batch(4).rebatch(3, drop_remainder=True),
+    ),
+    ("rebatch_sizes", lambda tf: tf.data.Dataset.range(10).batch(4).rebatch([2, 1])),
+    (
+        "rebatch_equal_sizes",
+        lambda tf: (
+            tf.data.Dataset.range(10)
+            .batch(4, drop_remainder=True)
+            .rebatch([2, 2], drop_remainder=True)
+        ),
+    ),
+    (
+        "rebatch_sizes_drop",
+        lambda tf: (
+            tf.data.Dataset.from_tensor_slices({"a": np.arange(20).reshape(10, 2)})
+            .batch(4)
+            .rebatch([2, 3], drop_remainder=True)
+        ),
+    ),
     (
         "unbatch_static",
         lambda tf: tf.data.Dataset.from_tensors((np.zeros((3, 2)), [1, 2, 3])).unbatch(),
@@ -365,7 +387,7 @@ ERRORS = [
     (
         lambda tf: list(tf.data.Dataset.range(2, 4).map(lambda x: tf.zeros([x])).batch(2)),
         "InvalidArgumentError",
-        r"Cannot add tensor to the batch: number of elements does not match. Shapes are: \[tensor\]: \[3\], \[batch\]: \[2\] \[Op:IteratorGetNext\]",
+        r"Cannot add tensor to the batch: number of elements does not match. Shapes are: \[tensor\]: \[[23]\], \[batch\]: \[[23]\] \[Op:IteratorGetNext\]",
     ),
     (
         lambda tf: tf.data.Dataset.range(3).batch(0),
@@ -511,6 +533,16 @@ ERRORS = [
         "TypeError",
         r"^Both `\*args` and `datasets` cannot be set.$",
     ),
+    (
+        lambda tf: tf.data.Dataset.range(10).rebatch(3),
+        "ValueError",
+        r"^Invalid `batch_sizes`. Expected dataset with rank of >= 1 but found a dataset with scalar elements. Fix the issue by adding the `batch` transformation to the dataset.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(10).batch(2).rebatch([[1]]),
+        "ValueError",
+        r"^Invalid `batch_sizes`. Expected `batch_sizes` to be a scalar or a vector. Received `batch_sizes` of rank 2.$",
+    ),
     (lambda tf: next(iter(tf.data.Dataset.range(0))), "StopIteration", r"^$"),
     (lambda tf: iter(tf.data.Dataset.range(0)).get_next(), "OutOfRangeError", r"End of sequence"),
     (
@@ -551,6 +583,15 @@ def test_generator_yielding_a_wrong_element_is_tfs_error(values, message):
     check_error(build, "InvalidArgumentError", message)
 
 
+def test_rebatch_refuses_a_zero_size():
+    """TF loops forever on it (docs/compat.md)."""
+    for sizes in (0, [2, 0], []):
+        with pytest.raises(
+            tapejax.errors.InvalidArgumentError, match="rebatch's sizes must be positive"
+        ):
+            tapejax.data.Dataset.range(4).batch(2).rebatch(sizes)
+
+
 def test_cache_to_a_file_is_not_provided():
     with pytest.raises(NotImplementedError, match=r"Dataset.cache\(filename=...\)"):
         tapejax.data.Dataset.range(3).cache("/tmp/cache")
@@ -564,7 +605,6 @@ def test_what_is_not_provided_does_not_exist():
         "snapshot",
         "list_files",
         "window",
-        "rebatch",
         "ragged_batch",
         "sparse_batch",
         "group_by_window",

@@ -172,6 +172,57 @@ class Batching:
 
         return self._derive(make_iterator, spec, _batched_card(self._card, size, drop_remainder))
 
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """The components' rows regrouped into batches of ``batch_size`` (as
+        ``unbatch().batch(batch_size)``); a list of sizes is cycled through.
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.range(8).batch(4).rebatch([2, 1, 1])
+            >>> [b.numpy().tolist() for b in ds]
+            [[0, 1], [2], [3], [4, 5], [6], [7]]
+        """
+        sizes = np.asarray(batch_size.numpy() if hasattr(batch_size, "numpy") else batch_size)
+        if sizes.ndim > 1:
+            raise ValueError(
+                "Invalid `batch_sizes`. Expected `batch_sizes` to be a scalar or a vector. "
+                f"Received `batch_sizes` of rank {sizes.ndim}."
+            )
+        sizes = [int(n) for n in sizes.reshape(-1)]
+        if any(n <= 0 for n in sizes) or not sizes:
+            # TF loops forever on a zero size; a negative or missing size is no size either.
+            raise InvalidArgumentError(
+                None, None, f"tapejax.data: rebatch's sizes must be positive; got {sizes}."
+            )
+        if any(s.shape.rank == 0 for s in structure.flatten(self.element_spec)):
+            raise ValueError(
+                "Invalid `batch_sizes`. Expected dataset with rank of >= 1 but found a dataset "
+                "with scalar elements. Fix the issue by adding the `batch` transformation to "
+                "the dataset."
+            )
+        rows = self.unbatch()
+        drop_remainder = bool(drop_remainder)
+        lead = sizes[0] if drop_remainder and len(set(sizes)) == 1 else None
+
+        def spec():
+            return structure.map_structure(
+                lambda s: TensorSpec(TensorShape([lead]).concatenate(s.shape), s.dtype),
+                rows.element_spec,
+            )
+
+        def make_iterator():
+            it = rows._elements()
+            for size in itertools.cycle(sizes):
+                group = list(itertools.islice(it, size))
+                if not group or (drop_remainder and len(group) < size):
+                    return
+                columns = zip(*(structure.flatten(e) for e in group))
+                yield structure.pack(
+                    group[0], [_stack([np.asarray(x) for x in c]) for c in columns]
+                )
+
+        return self._derive(make_iterator, spec, UNKNOWN)
+
     def unbatch(self, name=None):
         """The slices of each element along its first dimension (``batch``'s inverse)."""
         in_spec = self.element_spec
