@@ -203,6 +203,64 @@ PIPELINES = [
             .padded_batch(2, padded_shapes=([5], []), padding_values=(0.5, True))
         ),
     ),
+    (
+        "padded_batch_dict",
+        lambda tf: (
+            _fill(tf)
+            .map(lambda v: {"v": v, "n": tf.size(v)})
+            .padded_batch(
+                3, padded_shapes={"v": [None], "n": []}, padding_values={"v": 9.0, "n": -1}
+            )
+        ),
+    ),
+    (
+        "map_to_namedtuple",
+        lambda tf: tf.data.Dataset.range(3).map(lambda x: Point(x, x * x)).batch(2),
+    ),
+    (
+        "filter_dict",
+        lambda tf: tf.data.Dataset.from_tensor_slices({"a": [1, 5, 2, 7]}).filter(
+            lambda d: d["a"] > 1
+        ),
+    ),
+    (
+        "unbatch_dict",
+        lambda tf: (
+            tf.data.Dataset.from_tensor_slices({"a": np.arange(12).reshape(6, 2)})
+            .batch(4)
+            .unbatch()
+        ),
+    ),
+    (
+        "zip_nested",
+        lambda tf: tf.data.Dataset.zip(
+            (
+                tf.data.Dataset.range(3),
+                (tf.data.Dataset.range(3).batch(1), {"k": tf.data.Dataset.range(4)}),
+            )
+        ),
+    ),
+    (
+        "enumerate_tuple",
+        lambda tf: tf.data.Dataset.from_tensor_slices(([1, 2], [3, 4])).enumerate(),
+    ),
+    (
+        "flat_map_zip",
+        lambda tf: tf.data.Dataset.range(3).flat_map(
+            lambda x: tf.data.Dataset.zip(
+                (tf.data.Dataset.range(x), tf.data.Dataset.range(x).map(lambda y: y * x))
+            )
+        ),
+    ),
+    (
+        "interleave_default_block",
+        lambda tf: tf.data.Dataset.range(3).interleave(
+            lambda x: tf.data.Dataset.range(10 * x, 10 * x + 4), cycle_length=2
+        ),
+    ),
+    ("shard_even", lambda tf: tf.data.Dataset.range(9).shard(3, 2)),
+    ("skip_take_repeat", lambda tf: tf.data.Dataset.range(6).skip(2).take(3).repeat(2).batch(4)),
+    ("map_tf_function", lambda tf: tf.data.Dataset.range(4).map(tf.function(lambda x: x * 3))),
     ("unbatch", lambda tf: tf.data.Dataset.range(7).batch(3).unbatch()),
     ("rebatch", lambda tf: tf.data.Dataset.range(10).batch(4).rebatch(3)),
     (
@@ -590,6 +648,25 @@ def test_rebatch_refuses_a_zero_size():
             tapejax.errors.InvalidArgumentError, match="rebatch's sizes must be positive"
         ):
             tapejax.data.Dataset.range(4).batch(2).rebatch(sizes)
+
+
+def test_cache_keeps_only_a_complete_first_iteration():
+    calls = []
+
+    def count(x):
+        calls.append(1)
+        return x
+
+    ds = (
+        tapejax.data.Dataset.range(4)
+        .map(lambda x: tapejax.py_function(count, [x], tapejax.int64))
+        .cache()
+    )
+    traced = len(calls)
+    assert [int(x) for x in ds.take(2)] == [0, 1]  # partial: not kept
+    assert [int(x) for x in ds] == [0, 1, 2, 3]
+    assert [int(x) for x in ds] == [0, 1, 2, 3]  # replayed from memory
+    assert len(calls) - traced == 2 + 4
 
 
 def test_cache_to_a_file_is_not_provided():

@@ -51,7 +51,9 @@ class Dataset(Transformations, Batching):
     .. warning:: ``map``, ``filter`` and the other functions run in Python for every
        element (TF traces them once into a graph): a Python side effect happens at each
        element (and once or twice when the transformation is created, to find the
-       element spec). ``shuffle``'s order is not TF's. See ``docs/compat.md``.
+       element spec). ``shuffle``'s order is not TF's. A Dataset cannot be iterated
+       inside a ``tapejax.function`` (``NotImplementedError``): iterate it outside and
+       pass the elements in. See ``docs/compat.md``.
     """
 
     def __init__(self, make_iterator, element_spec, cardinality, options=None):
@@ -67,7 +69,7 @@ class Dataset(Transformations, Batching):
     @property
     def element_spec(self):
         """The structure of ``TensorSpec`` of an element (``tf.data.Dataset.element_spec``)."""
-        if callable(self._spec) and not isinstance(self._spec, TensorSpec):
+        if callable(self._spec):
             self._spec = self._spec()
         return self._spec
 
@@ -87,6 +89,7 @@ class Dataset(Transformations, Batching):
         return True  # TF's Datasets are always true, even empty ones
 
     def __iter__(self) -> Iterator:
+        """A new iterator, from the first element (each ``iter`` restarts the pipeline)."""
         if execution.inside_function():
             raise NotImplementedError(_ITERATE_IN_FUNCTION)
         return Iterator(self)
