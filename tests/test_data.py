@@ -261,6 +261,20 @@ PIPELINES = [
     ("shard_even", lambda tf: tf.data.Dataset.range(9).shard(3, 2)),
     ("skip_take_repeat", lambda tf: tf.data.Dataset.range(6).skip(2).take(3).repeat(2).batch(4)),
     ("map_tf_function", lambda tf: tf.data.Dataset.range(4).map(tf.function(lambda x: x * 3))),
+    (
+        "padded_batch_larger_than_known",
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.arange(6).reshape(3, 2)).padded_batch(
+            2, padded_shapes=[4]
+        ),
+    ),
+    (
+        "padded_batch_2d",
+        lambda tf: (
+            _fill(tf)
+            .map(lambda v: tf.reshape(v, [-1, 1]))
+            .padded_batch(2, padded_shapes=[None, 3], padding_values=7.0)
+        ),
+    ),
     ("unbatch", lambda tf: tf.data.Dataset.range(7).batch(3).unbatch()),
     ("rebatch", lambda tf: tf.data.Dataset.range(10).batch(4).rebatch(3)),
     (
@@ -600,6 +614,28 @@ ERRORS = [
         lambda tf: tf.data.Dataset.range(10).batch(2).rebatch([[1]]),
         "ValueError",
         r"^Invalid `batch_sizes`. Expected `batch_sizes` to be a scalar or a vector. Received `batch_sizes` of rank 2.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(),
+        "ValueError",
+        r"^Invalid `args`. The length of `args` should be between 1 and 3 but was 0.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(1, 2, 3, 4),
+        "ValueError",
+        r"^Invalid `args`. The length of `args` should be between 1 and 3 but was 4.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(1, 2, 0),
+        "InvalidArgumentError",
+        r"step must be a non-zero integer. \[Op:RangeDataset\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.from_tensors([1, 2]).padded_batch(
+            2, padded_shapes=[3], padding_values=1.5
+        ),
+        "TypeError",
+        r"^Invalid `padding_values`. `padding_values` values type <dtype: 'float32'> does not match type <dtype: 'int32'> of the corresponding input component.$",
     ),
     (lambda tf: next(iter(tf.data.Dataset.range(0))), "StopIteration", r"^$"),
     (lambda tf: iter(tf.data.Dataset.range(0)).get_next(), "OutOfRangeError", r"End of sequence"),

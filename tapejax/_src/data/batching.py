@@ -63,6 +63,8 @@ def _stack(arrays):
 def _pad(arrays, target, value):
     """The arrays padded with ``value`` to ``target`` (None dims: the largest) and stacked."""
     rank = arrays[0].ndim
+    if target is None:
+        target = [None] * rank
     dims = [
         max(a.shape[k] for a in arrays) if target[k] is None else target[k] for k in range(rank)
     ]
@@ -139,7 +141,7 @@ class Batching:
                 for p in _shape_leaves(in_spec, padded_shapes)
             ]
         for shape, s in zip(shapes, spec_leaves):
-            if shape.rank is None or not shape.is_compatible_with(s.shape):
+            if not _can_pad(s.shape, shape):
                 raise ValueError(
                     f"The padded shape {shape} is not compatible with the shape {s.shape} of "
                     "the corresponding input component."
@@ -147,12 +149,18 @@ class Batching:
         if padding_values is None:
             values = [np.zeros((), s.dtype.as_numpy_dtype) for s in spec_leaves]
         else:
-            values = [
-                np.asarray(structure.to_tensor(v, s.dtype).numpy())
-                for v, s in zip(_value_leaves(in_spec, padding_values), spec_leaves)
-            ]
+            values = []
+            for v, s in zip(_value_leaves(in_spec, padding_values), spec_leaves):
+                value = structure.to_tensor(v)
+                if value.dtype != s.dtype:
+                    raise TypeError(
+                        "Invalid `padding_values`. `padding_values` values type "
+                        f"{value.dtype} does not match type {s.dtype} of the corresponding "
+                        "input component."
+                    )
+                values.append(structure.host(value))
         lead = size if drop_remainder else None
-        targets = [shape.as_list() for shape in shapes]
+        targets = [None if shape.rank is None else shape.as_list() for shape in shapes]
         spec = structure.pack(
             in_spec,
             [
@@ -263,6 +271,16 @@ class Batching:
                     yield structure.pack(element, [a[i] for a in arrays])
 
         return self._derive(make_iterator, spec, card)
+
+
+def _can_pad(shape: TensorShape, padded: TensorShape) -> bool:
+    """Whether components of ``shape`` can be padded to ``padded`` (TF's test: same rank,
+    no known padded dim smaller than a known dim)."""
+    if shape.rank is None or padded.rank is None:
+        return True
+    if shape.rank != padded.rank:
+        return False
+    return all(p is None or d is None or p >= d for p, d in zip(padded.as_list(), shape.as_list()))
 
 
 def _dims(shape):

@@ -183,21 +183,18 @@ class Dataset(Transformations, Batching):
         """
         from .. import dtypes
 
-        output_type = dtypes.as_dtype(kwargs.pop("output_type", dtypes.int64))
-        kwargs.pop("name", None)
-        if kwargs:
-            raise TypeError(f"range() got an unexpected keyword argument {next(iter(kwargs))!r}")
-        if len(args) == 1:
-            start, stop, step = 0, args[0], 1
-        elif len(args) == 2:
-            start, stop, step = args[0], args[1], 1
-        elif len(args) == 3:
-            start, stop, step = args
-        else:
-            raise ValueError(f"Invalid arguments to RangeDataset: {args}")
+        output_type = dtypes.as_dtype(kwargs.get("output_type", dtypes.int64))
+        if not 1 <= len(args) <= 3:
+            raise ValueError(
+                "Invalid `args`. The length of `args` should be between 1 and 3 but was "
+                f"{len(args)}."
+            )
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
         start, stop, step = (int(np.asarray(v)) for v in (start, stop, step))
         if step == 0:
-            raise InvalidArgumentError(None, None, "step must be a non-zero integer.")
+            raise InvalidArgumentError(
+                None, None, "step must be a non-zero integer. [Op:RangeDataset]"
+            )
         values = range(start, stop, step)
         held = structure.held_dtype(output_type).as_numpy_dtype
         if values:  # 64-bit values JAX cannot hold without x64: tapejax's warning or error
