@@ -1016,3 +1016,24 @@ def test_iterator_classes_are_tfs_names():
         assert isinstance(ds.as_numpy_iterator(), fw.data.NumpyIterator)
     assert type(iter(tapejax.data.Dataset.range(2))) is tapejax.data.Iterator
     assert type(tapejax.data.Dataset.range(2).as_numpy_iterator()) is tapejax.data.NumpyIterator
+
+
+def test_keras_fit_takes_a_generator_of_a_datasets_batches():
+    """docs/compat.md: Keras's fit knows only TF's Datasets; a generator of the batches works."""
+    keras = tapejax.keras
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(64, 2)).astype(np.float32)
+    y = x @ np.array([[2.0], [-1.0]], np.float32)
+    ds = tapejax.data.Dataset.from_tensor_slices((x, y)).shuffle(64, seed=2).batch(16)
+    model = keras.Sequential([keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer=keras.optimizers.SGD(0.1))
+    with pytest.raises(ValueError, match="Unrecognized data type"):
+        model.fit(ds, epochs=1, verbose=0)
+    history = model.fit(
+        (b for b in ds.repeat().as_numpy_iterator()),
+        steps_per_epoch=len(ds),
+        epochs=10,
+        verbose=0,
+        shuffle=False,
+    )
+    assert history.history["loss"][-1] < history.history["loss"][0] / 10
