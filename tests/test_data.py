@@ -705,6 +705,16 @@ def test_cache_keeps_only_a_complete_first_iteration():
     assert len(calls) - traced == 2 + 4
 
 
+def test_sparse_components_are_not_provided():
+    sparse = tapejax.SparseTensor([[0]], [1.0], [2])
+    for build in (tapejax.data.Dataset.from_tensors, tapejax.data.Dataset.from_tensor_slices):
+        with pytest.raises(
+            NotImplementedError,
+            match="SparseTensor, IndexedSlices and Dataset components are not provided",
+        ):
+            build(sparse)
+
+
 def test_cache_to_a_file_is_not_provided():
     with pytest.raises(NotImplementedError, match=r"Dataset.cache\(filename=...\)"):
         tapejax.data.Dataset.range(3).cache("/tmp/cache")

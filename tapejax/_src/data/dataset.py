@@ -139,7 +139,14 @@ class Dataset(Transformations, Batching):
     def from_tensors(tensors, name=None) -> Dataset:
         """A dataset of one element, ``tensors``."""
         element = structure.normalize(tensors)
-        return Dataset(lambda: iter((structure.to_host(element),)), structure.spec_of(element), 1)
+        held = []  # the host copy, made on first use (a Dataset built while tracing never is)
+
+        def make_iterator():
+            if not held:
+                held.append(structure.to_host(element))
+            return iter(held)
+
+        return Dataset(make_iterator, structure.spec_of(element), 1)
 
     @staticmethod
     def from_tensor_slices(tensors, name=None) -> Dataset:
@@ -164,8 +171,12 @@ class Dataset(Transformations, Batching):
             size = n
         spec = structure.map_structure(lambda t: TensorSpec(t.shape[1:], t.dtype), element)
 
+        held = []  # the host copies, made on first use (never for a Dataset built while tracing)
+
         def make_iterator():
-            arrays = [structure.host(t) for t in leaves]
+            if not held:
+                held.extend(structure.host(t) for t in leaves)
+            arrays = held
             for i in range(size):
                 yield structure.pack(element, [a[i] for a in arrays])
 

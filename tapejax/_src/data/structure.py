@@ -17,6 +17,8 @@ import numpy as np
 from .. import dtypes, execution, recorder
 from ..binding import VariableWatcher
 from ..conversion import canonical_np_dtype, convert_to_tensor
+from ..indexed_slices import IndexedSlices
+from ..sparse_tensor import SparseTensor
 from ..tensor import Tensor, wrap
 from ..tensor_shape import TensorShape
 from ..tensor_spec import TensorSpec
@@ -84,9 +86,12 @@ def to_tensor(value, dtype=None) -> Tensor:
         value = value.read_value()
     if isinstance(value, Tensor) and dtype is None:
         return value
-    if type(value).__name__ in ("SparseTensor", "RaggedTensor", "DatasetV2", "Dataset"):
+    from .dataset import Dataset
+
+    if isinstance(value, (SparseTensor, IndexedSlices, Dataset)):
         raise NotImplementedError(
-            f"tapejax.data: dataset components must be dense tensors; got a {type(value).__name__}"
+            "tapejax.data: dataset components must be dense tensors; SparseTensor, "
+            f"IndexedSlices and Dataset components are not provided (got a {type(value).__name__})"
         )
     return convert_to_tensor(value, dtype=dtype)
 
