@@ -42,6 +42,7 @@ NAMESPACES = (
     "sets",
     "train",
     "quantization",
+    "data",
 )
 DOC = ROOT / "docs" / "compat.md"
 BEGIN, END = "<!-- tf_coverage:begin -->", "<!-- tf_coverage:end -->"

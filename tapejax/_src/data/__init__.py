@@ -1,0 +1,1 @@
+"""``tapejax.data``'s implementation: a host-side ``tf.data.Dataset``."""

@@ -1,0 +1,219 @@
+"""The elements of a ``tapejax.data.Dataset``: tf.data's nesting rules, element specs, and
+the one abstract run of a user function that tells what it returns.
+
+tf.data nests tuples (namedtuples kept), dicts (flattened in sorted key order) and
+nothing else: a list is one tensor. Everything here runs on the host; it must never
+record on a tape or leave a tracer behind in a Variable.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import dtypes, execution, recorder
+from ..binding import VariableWatcher
+from ..conversion import canonical_np_dtype, convert_to_tensor
+from ..indexed_slices import IndexedSlices
+from ..sparse_tensor import SparseTensor
+from ..tensor import Tensor, wrap
+from ..tensor_shape import TensorShape
+from ..tensor_spec import TensorSpec
+from ..variables import Variable
+
+INFINITE = -1
+UNKNOWN = -2
+
+
+def _is_nested(x) -> bool:
+    return isinstance(x, (tuple, collections.abc.Mapping))
+
+
+def flatten(structure) -> list:
+    """The leaves of ``structure`` in tf.data's order (dict values by sorted key)."""
+    if isinstance(structure, tuple):
+        return [leaf for child in structure for leaf in flatten(child)]
+    if isinstance(structure, collections.abc.Mapping):
+        return [leaf for k in sorted(structure) for leaf in flatten(structure[k])]
+    return [structure]
+
+
+def pack(structure, leaves):
+    """``structure`` with its leaves replaced, in order, by ``leaves``."""
+    it = iter(leaves)
+
+    def build(s):
+        if isinstance(s, tuple):
+            children = [build(c) for c in s]
+            return type(s)(*children) if hasattr(s, "_fields") else tuple(children)
+        if isinstance(s, collections.abc.Mapping):
+            built = {k: build(s[k]) for k in sorted(s)}
+            return type(s)((k, built[k]) for k in s)
+        return next(it)
+
+    return build(structure)
+
+
+def map_structure(fn, structure, *more):
+    flats = [flatten(s) for s in (structure, *more)]
+    return pack(structure, [fn(*xs) for xs in zip(*flats)])
+
+
+def same_structure(a, b) -> bool:
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (
+            isinstance(a, tuple)
+            and isinstance(b, tuple)
+            and len(a) == len(b)
+            and all(same_structure(x, y) for x, y in zip(a, b))
+        )
+    if isinstance(a, collections.abc.Mapping) or isinstance(b, collections.abc.Mapping):
+        return (
+            isinstance(a, collections.abc.Mapping)
+            and isinstance(b, collections.abc.Mapping)
+            and sorted(a) == sorted(b)
+            and all(same_structure(a[k], b[k]) for k in a)
+        )
+    return True
+
+
+def to_tensor(value, dtype=None) -> Tensor:
+    """One component as a Tensor: Variables are read, anything else converted as TF does."""
+    if isinstance(value, Variable):
+        value = value.read_value()
+    if isinstance(value, Tensor) and dtype is None:
+        return value
+    from .dataset import Dataset
+
+    if isinstance(value, (SparseTensor, IndexedSlices, Dataset)):
+        raise NotImplementedError(
+            "tapejax.data: dataset components must be dense tensors; SparseTensor, "
+            f"IndexedSlices and Dataset components are not provided (got a {type(value).__name__})"
+        )
+    return convert_to_tensor(value, dtype=dtype)
+
+
+def normalize(element):
+    """``element`` with every component a Tensor (tf.data's ``normalize_element``)."""
+    return map_structure(to_tensor, element)
+
+
+def held_dtype(dtype) -> dtypes.DType:
+    """The dtype a tensor of ``dtype`` has in tapejax (64-bit types need JAX's x64)."""
+    dtype = dtypes.as_dtype(dtype)
+    return dtypes.as_dtype(canonical_np_dtype(np.dtype(dtype.as_numpy_dtype)))
+
+
+def spec_of(element):
+    return map_structure(lambda t: TensorSpec(t.shape, t.dtype), element)
+
+
+def host(value):
+    """One component as a host (NumPy) value in the dtype tapejax holds it in: the form
+    elements take inside a pipeline, so that slicing, shuffling and batching cost no
+    device transfers."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return value
+    return np.asarray(to_tensor(value)._value)
+
+
+def to_host(element):
+    return map_structure(host, element)
+
+
+def to_tensors(element):
+    """A pipeline's host element as the Tensors a user sees."""
+    return map_structure(lambda a: wrap(jnp.asarray(a)), element)
+
+
+def to_numpy(element):
+    """A host element as ``as_numpy_iterator`` gives it: scalars as NumPy scalars, arrays
+    as fresh arrays (as ``Tensor.numpy()``)."""
+    return map_structure(lambda a: a[()] if a.ndim == 0 else np.array(a), element)
+
+
+def merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The most specific shape both ``a`` and ``b`` have (unequal dims become None)."""
+    if a.rank is None or b.rank is None or a.rank != b.rank:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
+
+
+def relax(spec_a, spec_b):
+    return map_structure(
+        lambda a, b: TensorSpec(merge_shapes(a.shape, b.shape), a.dtype), spec_a, spec_b
+    )
+
+
+def call(fn, element):
+    """``fn`` applied to ``element`` as tf.data does: a tuple is unpacked into arguments."""
+    return fn(*element) if type(element) is tuple else fn(element)
+
+
+def returned(value):
+    """A function's result as an element: a list becomes a tuple, as in tf.data."""
+    return normalize(tuple(value) if type(value) is list else value)
+
+
+def run_eagerly(fn, *args):
+    """Runs ``fn`` on an element's Tensors without recording on any active tape (TF's
+    input pipeline is not differentiable)."""
+    with recorder.only(()):
+        return fn(*args)
+
+
+def trace_output(fn, *specs):
+    """What ``fn(*specs)`` returns, found by running it once on abstract values (JAX's
+    ``eval_shape``), as TF traces a dataset function once. Dims that the specs leave
+    unknown are tried at two sizes; output dims that change with them are unknown.
+
+    ``fn`` receives elements of Tensors and returns anything; ``trace_output`` returns
+    ``fn``'s result with each Tensor replaced by its TensorSpec (other values kept).
+    """
+    leaves = flatten(specs)
+    if any(s.shape.rank is None for s in leaves):
+        raise ValueError("tapejax.data: cannot trace a function of unknown-rank components")
+    results = []
+    unknown = any(d is None for s in leaves for d in s.shape.as_list())
+    for size in (2, 3) if unknown else (None,):
+        found = []
+
+        def run(*arrays, size=size, found=found):
+            watcher = VariableWatcher()
+            try:
+                with recorder.only((watcher,)), execution.function_body():
+                    out = fn(*pack(specs, [wrap(a) for a in arrays]))
+            finally:
+                watcher.restore()
+            found.append(out)
+            tensors = [x for x in flatten(out) if isinstance(x, Tensor)]
+            return [t._value for t in tensors]
+
+        structs = [
+            jax.ShapeDtypeStruct(
+                tuple(size if d is None else d for d in s.shape.as_list()),
+                np.dtype(held_dtype(s.dtype).as_numpy_dtype),
+            )
+            for s in leaves
+        ]
+        jax.eval_shape(run, *structs)
+        results.append(_abstract(found[0]))
+    if len(results) == 1:
+        return results[0]
+    return _relax_any(results[0], results[1])
+
+
+def _abstract(x):
+    return map_structure(lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, x)
+
+
+def _relax_any(a, b):
+    def one(x, y):
+        if isinstance(x, TensorSpec) and isinstance(y, TensorSpec):
+            return TensorSpec(merge_shapes(x.shape, y.shape), x.dtype)
+        return x
+
+    return map_structure(one, a, b)

@@ -1,0 +1,483 @@
+"""The element-wise and ordering transformations of ``tapejax.data.Dataset``: ``map``,
+``filter``, ``take``, ``shuffle``, ``interleave``... Each returns a new Dataset whose
+iterator pulls from its input's; none runs a pipeline before it is iterated (except
+the one abstract run of a user function that finds its output spec, as TF's trace).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import numpy as np
+
+from .. import dtypes, execution
+from ..errors import InvalidArgumentError
+from ..tensor_spec import TensorSpec
+from . import structure
+from .structure import INFINITE, UNKNOWN
+
+_END = object()
+
+
+def _traced_spec(dataset, fn, *extra_specs):
+    """The spec of ``fn``'s result on ``dataset``'s elements: from one abstract run, or,
+    when that fails (a function only eager code can run), from the first element with
+    every dim unknown."""
+    try:
+        return structure.trace_output(fn, *extra_specs, dataset.element_spec)
+    except Exception as error:  # noqa: BLE001 - any failure of the abstract run falls back
+        failure = error
+
+    def from_first_element():
+        for element in dataset._elements():
+            out = structure.run_eagerly(
+                fn, *_extra_values(extra_specs), structure.to_tensors(element)
+            )
+            return structure.map_structure(
+                lambda t: TensorSpec([None] * t.shape.rank, t.dtype) if hasattr(t, "shape") else t,
+                out,
+            )
+        raise failure
+
+    return from_first_element
+
+
+def _extra_values(extra_specs):
+    return [
+        structure.map_structure(
+            lambda s: structure.to_tensor(np.zeros(s.shape.as_list(), s.dtype.as_numpy_dtype)),
+            spec,
+        )
+        for spec in extra_specs
+    ]
+
+
+def _map_output(map_func):
+    return lambda element: structure.returned(structure.call(map_func, element))
+
+
+def _check_count(value) -> int:
+    return int(np.asarray(value.numpy() if hasattr(value, "numpy") else value))
+
+
+class Transformations:
+    """The methods of ``Dataset`` that transform elements or their order."""
+
+    def map(
+        self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
+        use_unbounded_threadpool=False, name=None,
+    ):  # fmt: skip
+        """A dataset of ``map_func(element)`` (a tuple element is unpacked into arguments).
+
+        ``map_func`` runs eagerly in Python on each element, in order, on the host;
+        ``num_parallel_calls``, ``deterministic`` and ``synchronous`` are accepted and
+        change nothing (the order is always the input's).
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.from_tensor_slices(([1, 2], [10, 20]))
+            >>> [int(x) for x in ds.map(lambda a, b: a + b)]
+            [11, 22]
+
+        .. warning:: TF traces ``map_func`` once into a graph; tapejax runs it once per
+           element (and once or twice on abstract values when ``map`` is called, to find
+           the element spec), so Python side effects in it happen per element.
+        """
+        fn = _map_output(map_func)
+        spec = _traced_spec(self, fn)
+
+        def make_iterator():
+            for element in self._elements():
+                yield structure.to_host(structure.run_eagerly(fn, structure.to_tensors(element)))
+
+        return self._derive(make_iterator, spec)
+
+    def filter(self, predicate, name=None):
+        """The elements for which ``predicate(element)`` is True (a scalar bool)."""
+        fn = _map_output(predicate)
+        spec = _traced_spec(self, fn)
+        if not callable(spec) and spec != TensorSpec([], dtypes.bool_):
+            raise ValueError(
+                "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
+                f"but its return type is {spec}."
+            )
+
+        def make_iterator():
+            for element in self._elements():
+                if bool(structure.run_eagerly(fn, structure.to_tensors(element))):
+                    yield element
+
+        return self._derive(make_iterator, cardinality=UNKNOWN)
+
+    def take_while(self, predicate, name=None):
+        """The elements up to the first for which ``predicate(element)`` is False."""
+        fn = _map_output(predicate)
+        spec = _traced_spec(self, fn)
+        if not callable(spec) and not TensorSpec([], dtypes.bool_).is_compatible_with(spec):
+            raise ValueError(
+                "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but "
+                f"its return type is{spec}."
+            )
+
+        def make_iterator():
+            for element in self._elements():
+                if not bool(structure.run_eagerly(fn, structure.to_tensors(element))):
+                    return
+                yield element
+
+        return self._derive(make_iterator, cardinality=UNKNOWN)
+
+    def take(self, count, name=None):
+        """The first ``count`` elements (all of them when ``count`` is -1)."""
+        count = _check_count(count)
+        n = self._card
+        card = n if n == UNKNOWN or count < 0 else count if n == INFINITE else min(n, count)
+
+        def make_iterator():
+            it = self._elements()
+            return it if count < 0 else itertools.islice(it, count)
+
+        return self._derive(make_iterator, cardinality=card)
+
+    def skip(self, count, name=None):
+        """All but the first ``count`` elements (none when ``count`` is -1)."""
+        count = _check_count(count)
+        n = self._card
+        card = n if n in (UNKNOWN, INFINITE) else 0 if count < 0 else max(0, n - count)
+
+        def make_iterator():
+            it = self._elements()
+            if count < 0:
+                for _ in it:
+                    pass
+                return iter(())
+            return itertools.islice(it, count, None)
+
+        return self._derive(make_iterator, cardinality=card)
+
+    def repeat(self, count=None, name=None):
+        """The elements ``count`` times over (forever when ``count`` is None or -1); each
+        repetition iterates the input afresh (a ``shuffle`` before it reshuffles)."""
+        count = -1 if count is None else _check_count(count)
+        n = self._card
+        if count < 0:
+            card = 0 if n == 0 else INFINITE
+        elif count == 0:
+            card = 0
+        else:
+            card = n if n in (UNKNOWN, INFINITE) else count * n
+
+        def make_iterator():
+            done = 0
+            while count < 0 or done < count:
+                empty = True
+                for element in self._elements():
+                    empty = False
+                    yield element
+                done += 1
+                if empty and count < 0:  # TF: repeating an empty dataset ends at once
+                    return
+
+        return self._derive(make_iterator, cardinality=card)
+
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
+        """The elements in random order, drawn from a buffer of ``buffer_size`` as TF's:
+        the buffer is filled from the input, and each step outputs a random buffered
+        element and puts the next input element in its place.
+
+        The draws come from a NumPy generator seeded by ``seed`` (by fresh entropy when
+        None): a given seed gives the same orders on every run; each epoch (each
+        ``iter``, or each repetition under ``repeat``) draws a new order unless
+        ``reshuffle_each_iteration=False``.
+
+        .. warning:: The order is not TF's (TF's kernel RNG cannot be reproduced); the
+           buffer semantics are: an element comes out at most ``buffer_size - 1``
+           places before its input position, and each epoch is a permutation.
+        """
+        buffer_size = _check_count(buffer_size)
+        if buffer_size == UNKNOWN:
+            buffer_size = None  # the whole dataset
+        elif buffer_size <= 0:
+            raise InvalidArgumentError(
+                None,
+                None,
+                "buffer_size must be greater than zero or UNKNOWN_CARDINALITY "
+                "[Op:ShuffleDatasetV3]",
+            )
+        base = np.random.SeedSequence().entropy if seed is None else _check_count(seed)
+        epochs = itertools.count()
+
+        def make_iterator():
+            epoch = next(epochs) if reshuffle_each_iteration else 0
+            rng = np.random.default_rng([base % 2**63, epoch])
+            it = self._elements()
+            buffer = list(itertools.islice(it, buffer_size))
+            while buffer:
+                i = int(rng.integers(len(buffer)))
+                out = buffer[i]
+                following = next(it, _END)
+                if following is _END:
+                    buffer[i] = buffer[-1]
+                    buffer.pop()
+                else:
+                    buffer[i] = following
+                yield out
+
+        return self._derive(make_iterator)
+
+    def enumerate(self, start=0, name=None):  # noqa: A003 - TF's name
+        """A dataset of ``(index, element)`` pairs, indices counting from ``start``
+        (int64; int32 without JAX's x64)."""
+        start = _check_count(start)
+        int64 = dtypes.as_dtype("int64")
+        held = structure.held_dtype(int64).as_numpy_dtype
+
+        def make_iterator():
+            for i, element in enumerate(self._elements(), start):
+                yield np.asarray(i, held), element
+
+        return self._derive(
+            make_iterator,
+            lambda: (TensorSpec([], structure.held_dtype(int64)), self.element_spec),
+        )
+
+    def prefetch(self, buffer_size, name=None):
+        """This dataset (the host pipeline runs in step with the loop: nothing to
+        prefetch); ``buffer_size`` is accepted, ``tapejax.data.AUTOTUNE`` included."""
+        _check_count(buffer_size)
+        return self._derive(self._make_iterator)
+
+    def cache(self, filename="", name=None):
+        """This dataset, its elements kept in memory by the first complete iteration and
+        replayed by later ones. Only the in-memory cache (``filename=""``) is provided."""
+        if filename != "":
+            raise NotImplementedError(
+                "tapejax.data: Dataset.cache(filename=...) (a cache in files) is not "
+                'provided; use cache() or cache("") to cache in memory.'
+            )
+        stored = []
+
+        def make_iterator():
+            if stored:
+                yield from stored[0]
+                return
+            seen = []
+            for element in self._elements():
+                seen.append(element)
+                yield element
+            if not stored:
+                stored.append(seen)
+
+        return self._derive(make_iterator)
+
+    def concatenate(self, dataset, name=None):
+        """The elements of this dataset, then those of ``dataset`` (same structure and
+        dtypes; shapes become the most specific shape both have)."""
+        a, b = self.element_spec, dataset.element_spec
+        if not structure.same_structure(a, b) or any(
+            x.dtype != y.dtype for x, y in zip(structure.flatten(a), structure.flatten(b))
+        ):
+            raise TypeError(f"Incompatible dataset elements:\n  {a} vs.   {b}")
+        n1, n2 = self._card, dataset._card
+        if INFINITE in (n1, n2):
+            card = INFINITE
+        elif UNKNOWN in (n1, n2):
+            card = UNKNOWN
+        else:
+            card = n1 + n2
+
+        def make_iterator():
+            return itertools.chain(self._elements(), dataset._elements())
+
+        return self._derive(make_iterator, structure.relax(a, b), card)
+
+    def _dataset_fn(self, map_func):
+        from .dataset import Dataset
+
+        def checked(out):
+            if not isinstance(out, Dataset):
+                raise TypeError(
+                    f"The `map_func` argument must return a `Dataset` object. Got {type(out)!r}."
+                )
+            return out
+
+        def fn(element):
+            return checked(structure.call(map_func, element))
+
+        try:
+            out = structure.trace_output(lambda e: structure.call(map_func, e), self.element_spec)
+        except Exception:  # noqa: BLE001 - an eager-only function: its first dataset tells
+            out = next(
+                (
+                    structure.run_eagerly(fn, structure.to_tensors(element))
+                    for element in self._elements()
+                ),
+                None,
+            )
+            if out is None:
+                raise
+        return fn, checked(out).element_spec
+
+    def flat_map(self, map_func, name=None):
+        """The elements of the datasets ``map_func(element)`` returns, one dataset after
+        another."""
+        fn, spec = self._dataset_fn(map_func)
+
+        def make_iterator():
+            for element in self._elements():
+                yield from structure.run_eagerly(fn, structure.to_tensors(element))._elements()
+
+        return self._derive(make_iterator, spec, UNKNOWN)
+
+    def interleave(
+        self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+        deterministic=None, name=None,
+    ):  # fmt: skip
+        """The elements of the datasets ``map_func(element)`` returns, taken in turn from
+        ``cycle_length`` open datasets, ``block_length`` at a time, in TF's order.
+
+        ``cycle_length`` None or AUTOTUNE is the number of CPU cores, as in TF;
+        ``num_parallel_calls`` and ``deterministic`` are accepted (the order is always
+        the deterministic one).
+        """
+        fn, spec = self._dataset_fn(map_func)
+        cycle = os.cpu_count() if cycle_length in (None, -1) else _check_count(cycle_length)
+        block = 1 if block_length in (None, -1) else _check_count(block_length)
+        if cycle <= 0:
+            raise InvalidArgumentError(None, None, "cycle_length must be greater than zero.")
+        if block <= 0:
+            raise InvalidArgumentError(None, None, "block_length must be greater than zero.")
+
+        def make_iterator():
+            # TF's InterleaveDatasetOp::GetNextInternal, step for step.
+            inputs = self._elements()
+            slots = [None] * cycle
+            end_of_input, n_open, index, in_block = False, 0, 0, 0
+            while not end_of_input or n_open > 0:
+                if slots[index] is not None:
+                    element = next(slots[index], _END)
+                    if element is not _END:
+                        in_block += 1
+                        if in_block == block:
+                            in_block, index = 0, (index + 1) % cycle
+                        yield element
+                        continue
+                    slots[index] = None
+                    n_open -= 1
+                    in_block, index = 0, (index + 1) % cycle
+                elif not end_of_input:
+                    element = next(inputs, _END)
+                    if element is _END:
+                        end_of_input = True
+                    else:
+                        dataset = structure.run_eagerly(fn, structure.to_tensors(element))
+                        slots[index] = dataset._elements()
+                        n_open += 1
+                else:
+                    in_block, index = 0, (index + 1) % cycle
+
+        return self._derive(make_iterator, spec, UNKNOWN)
+
+    def reduce(self, initial_state, reduce_func, name=None):
+        """``reduce_func(state, element)`` folded over the elements from
+        ``initial_state``; the final state."""
+        if execution.inside_function():
+            from .dataset import _ITERATE_IN_FUNCTION
+
+            raise NotImplementedError(_ITERATE_IN_FUNCTION)
+        state = structure.normalize(initial_state)
+        for element in self._elements():
+            state = structure.returned(
+                structure.run_eagerly(reduce_func, state, structure.to_tensors(element))
+            )
+        return state
+
+    def scan(self, initial_state, scan_func, name=None):
+        """A dataset of the outputs of ``scan_func(state, element) -> (new_state,
+        output)``, the state carried from ``initial_state``."""
+        initial = structure.normalize(initial_state)
+        state_spec = structure.spec_of(initial)
+
+        def fn(state, element):
+            out = structure.returned(scan_func(state, element))
+            if not isinstance(out, tuple) or len(out) != 2:
+                raise TypeError(
+                    "Invalid `scan_func`. `scan_func` should return a pair consisting of new "
+                    f"state and the output value but its return type is {type(out)}."
+                )
+            return out
+
+        out_spec = _traced_spec(self, fn, state_spec)
+        spec = (lambda: out_spec()[1]) if callable(out_spec) else out_spec[1]
+
+        def make_iterator():
+            state = initial
+            for element in self._elements():
+                state, out = structure.run_eagerly(fn, state, structure.to_tensors(element))
+                yield structure.to_host(out)
+
+        return self._derive(make_iterator, spec)
+
+    def unique(self, name=None):
+        """The elements (scalars of int32, int64) with repeats removed, first one kept."""
+        for spec in structure.flatten(self.element_spec):
+            if spec.dtype.name not in ("int32", "int64"):
+                raise TypeError(
+                    f"`tf.data.Dataset.unique` does not support type {spec.dtype} -- only "
+                    "`tf.int32`, `tf.int64`, and `tf.string` are supported."
+                )
+
+        def make_iterator():
+            seen = set()
+            for element in self._elements():
+                key = tuple(np.asarray(a).tobytes() for a in structure.flatten(element))
+                if key not in seen:
+                    seen.add(key)
+                    yield element
+
+        return self._derive(make_iterator, cardinality=UNKNOWN)
+
+    def shard(self, num_shards, index, name=None):
+        """Every ``num_shards``-th element, starting at ``index``."""
+        num_shards, index = _check_count(num_shards), _check_count(index)
+        if num_shards <= 0:
+            raise InvalidArgumentError(
+                None,
+                None,
+                "Number of shards must be greater than zero "
+                f"(currently num_shards = {num_shards}). [Op:ShardDataset]",
+            )
+        if not 0 <= index < num_shards:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Index must be between 0 and {num_shards - 1} (currently index = {index}). "
+                "[Op:ShardDataset]",
+            )
+        n = self._card
+        if n in (UNKNOWN, INFINITE):
+            card = n
+        else:
+            card = n // num_shards + (index < n % num_shards)
+
+        def make_iterator():
+            return itertools.islice(self._elements(), index, None, num_shards)
+
+        return self._derive(make_iterator, cardinality=card)
+
+    def get_single_element(self, name=None):
+        """The one element of this dataset; ``InvalidArgumentError`` if it has none or more."""
+        if execution.inside_function():
+            from .dataset import _ITERATE_IN_FUNCTION
+
+            raise NotImplementedError(_ITERATE_IN_FUNCTION)
+        it = self._elements()
+        element = next(it, _END)
+        if element is _END:
+            raise InvalidArgumentError(None, None, "Dataset was empty. [Op:DatasetToSingleElement]")
+        if next(it, _END) is not _END:
+            raise InvalidArgumentError(
+                None, None, "Dataset had more than one element. [Op:DatasetToSingleElement]"
+            )
+        return structure.to_tensors(element)

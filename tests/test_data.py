@@ -1,0 +1,1049 @@
+# ruff: noqa: E501 - tables of pipelines and TF's texts read best one case a line
+"""``tapejax.data`` side by side with live TensorFlow: every deterministic pipeline's
+elements (values, dtypes, shapes, structure types), ``element_spec`` and
+``cardinality``; TF's error types and texts; ``shuffle``'s buffer semantics; Datasets
+and ``tapejax.function``; and a TF-style training loop fed by a Dataset."""
+
+from __future__ import annotations
+
+import collections
+import inspect
+
+import numpy as np
+import pytest
+
+import tapejax
+
+tensorflow = pytest.importorskip("tensorflow")
+
+from opcheck import check_error, raised  # noqa: E402 - the shared op-test harness
+
+FRAMEWORKS = {"tapejax": tapejax, "tensorflow": tensorflow}
+Point = collections.namedtuple("Point", ["x", "y"])
+
+
+@pytest.fixture(autouse=True)
+def _x64(x64):
+    """TF's Datasets are full of int64 (``range``, ``enumerate``, ``cardinality``): the
+    comparisons run with JAX's 64-bit mode, so that tapejax holds int64 too."""
+    yield
+
+
+def assert_same_element(got, want, where="element"):
+    """Same nesting (tuple, namedtuple, dict types and keys) and, leaf by leaf, same dtype,
+    shape and values."""
+    if isinstance(want, (tuple, dict)):
+        assert type(got) is type(want), f"{where}: {type(got)} vs TF's {type(want)}"
+        keys = sorted(want) if isinstance(want, dict) else range(len(want))
+        assert (sorted(got) if isinstance(got, dict) else range(len(got))) == keys, where
+        for k in keys:
+            assert_same_element(got[k], want[k], f"{where}[{k!r}]")
+        return
+    assert isinstance(got, tapejax.Tensor), f"{where}: {type(got)} is not a Tensor"
+    assert got.dtype.name == want.dtype.name, f"{where}: {got.dtype} vs TF's {want.dtype}"
+    assert got.shape.as_list() == want.shape.as_list(), f"{where}: {got.shape} vs {want.shape}"
+    np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=where)
+
+
+def check_same_dataset(build, iterate=True):
+    """``build(tf)`` gives the same element_spec, cardinality and (when ``iterate``)
+    elements in TF and in tapejax."""
+    want, got = build(tensorflow), build(tapejax)
+    assert isinstance(got, tapejax.data.Dataset)
+    assert repr(got.element_spec) == repr(want.element_spec)
+    assert int(got.cardinality()) == int(want.cardinality())
+    if iterate:
+        want_elements, got_elements = list(want), list(got)
+        assert len(got_elements) == len(want_elements)
+        for i, (g, w) in enumerate(zip(got_elements, want_elements)):
+            assert_same_element(g, w, f"element {i}")
+
+
+def _gen():
+    for n in range(4):
+        yield np.arange(n, dtype=np.float32), n
+
+
+def _fill(tf):
+    return tf.data.Dataset.range(1, 5).map(lambda n: tf.fill([n], tf.cast(n, tf.float32)))
+
+
+# (name, build(tf) -> Dataset): deterministic pipelines, compared element by element.
+PIPELINES = [
+    ("slices_array", lambda tf: tf.data.Dataset.from_tensor_slices(np.arange(6.0).reshape(3, 2))),
+    ("slices_list", lambda tf: tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4], [5, 6]])),
+    (
+        "slices_tuple",
+        lambda tf: tf.data.Dataset.from_tensor_slices(([1, 2, 3], np.ones((3, 2), np.float32))),
+    ),
+    (
+        "slices_dict",
+        lambda tf: tf.data.Dataset.from_tensor_slices({"b": [1.0, 2.0], "a": [[1], [2]]}),
+    ),
+    ("slices_namedtuple", lambda tf: tf.data.Dataset.from_tensor_slices(Point([1, 2], [3.0, 4.0]))),
+    (
+        "slices_nested",
+        lambda tf: tf.data.Dataset.from_tensor_slices(({"x": [1, 2]}, ([3, 4], [True, False]))),
+    ),
+    ("slices_tensor", lambda tf: tf.data.Dataset.from_tensor_slices(tf.constant([[1.5], [2.5]]))),
+    ("from_tensors", lambda tf: tf.data.Dataset.from_tensors(([1, 2, 3], {"k": 2.0}))),
+    ("range_stop", lambda tf: tf.data.Dataset.range(5)),
+    ("range_start_stop_step", lambda tf: tf.data.Dataset.range(2, 11, 3)),
+    ("range_negative_step", lambda tf: tf.data.Dataset.range(10, 0, -3)),
+    ("range_empty", lambda tf: tf.data.Dataset.range(5, 2)),
+    ("range_int32", lambda tf: tf.data.Dataset.range(3, output_type=tf.int32)),
+    ("range_float", lambda tf: tf.data.Dataset.range(1, 3, output_type=tf.float32)),
+    (
+        "zip_tuple",
+        lambda tf: tf.data.Dataset.zip((tf.data.Dataset.range(3), tf.data.Dataset.range(10, 15))),
+    ),
+    (
+        "zip_args",
+        lambda tf: tf.data.Dataset.zip(tf.data.Dataset.range(3), tf.data.Dataset.range(2)),
+    ),
+    (
+        "zip_dict",
+        lambda tf: tf.data.Dataset.zip(
+            {"a": tf.data.Dataset.range(3), "b": tf.data.Dataset.range(3).repeat()}
+        ),
+    ),
+    ("concatenate", lambda tf: tf.data.Dataset.range(3).concatenate(tf.data.Dataset.range(7, 9))),
+    (
+        "concatenate_relaxed",
+        lambda tf: tf.data.Dataset.from_tensors([1, 2]).concatenate(
+            tf.data.Dataset.from_tensors([3, 4, 5])
+        ),
+    ),
+    (
+        "generator",
+        lambda tf: tf.data.Dataset.from_generator(
+            _gen, output_signature=(tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.int32))
+        ),
+    ),
+    (
+        "generator_types_shapes",
+        lambda tf: tf.data.Dataset.from_generator(
+            _gen, output_types=(tf.float32, tf.int64), output_shapes=([None], [])
+        ),
+    ),
+    (
+        "generator_args",
+        lambda tf: tf.data.Dataset.from_generator(
+            lambda n: iter(range(n)), output_signature=tf.TensorSpec([], tf.int64), args=(4,)
+        ),
+    ),
+    ("map", lambda tf: tf.data.Dataset.range(5).map(lambda x: x * 2 + 1)),
+    (
+        "map_unpacks_tuples",
+        lambda tf: tf.data.Dataset.from_tensor_slices(([1, 2], [10, 20])).map(lambda a, b: a - b),
+    ),
+    (
+        "map_dict_not_unpacked",
+        lambda tf: tf.data.Dataset.from_tensor_slices({"a": [1.0, 2.0]}).map(
+            lambda d: {"a2": d["a"] * 2, "a": d["a"]}
+        ),
+    ),
+    (
+        "map_namedtuple_not_unpacked",
+        lambda tf: tf.data.Dataset.from_tensor_slices(Point([1, 2], [3, 4])).map(
+            lambda p: p.x + p.y
+        ),
+    ),
+    ("map_list_to_tuple", lambda tf: tf.data.Dataset.range(3).map(lambda x: [x, x + 1])),
+    ("map_nested_list_is_a_tensor", lambda tf: tf.data.Dataset.range(3).map(lambda x: (x, [x, x]))),
+    ("take_tensor_count", lambda tf: tf.data.Dataset.range(5).take(tf.constant(2, tf.int64))),
+    ("map_python_constant", lambda tf: tf.data.Dataset.range(2).map(lambda x: (x, 1.5))),
+    (
+        "map_parallel",
+        lambda tf: tf.data.Dataset.range(6).map(
+            lambda x: tf.cast(x, tf.float32) / 2,
+            num_parallel_calls=tf.data.AUTOTUNE,
+            deterministic=True,
+        ),
+    ),
+    ("map_unknown_dims", lambda tf: _fill(tf).map(lambda v: tf.concat([v, v], 0))),
+    ("map_value_dependent_shape", lambda tf: _fill(tf)),
+    ("filter", lambda tf: tf.data.Dataset.range(10).filter(lambda x: x % 3 == 0)),
+    (
+        "filter_tuple",
+        lambda tf: tf.data.Dataset.from_tensor_slices(([1, 2, 3], [3, 2, 1])).filter(
+            lambda a, b: a >= b
+        ),
+    ),
+    ("batch", lambda tf: tf.data.Dataset.range(7).batch(3)),
+    ("batch_drop_remainder", lambda tf: tf.data.Dataset.range(7).batch(3, drop_remainder=True)),
+    (
+        "batch_structure",
+        lambda tf: tf.data.Dataset.from_tensor_slices(
+            {"p": Point(np.arange(5.0), np.arange(10).reshape(5, 2))}
+        ).batch(2),
+    ),
+    (
+        "batch_parallel",
+        lambda tf: tf.data.Dataset.range(5).batch(2, num_parallel_calls=2, deterministic=False),
+    ),
+    (
+        "batch_of_batches",
+        lambda tf: tf.data.Dataset.range(8).batch(2).batch(2, drop_remainder=True),
+    ),
+    ("padded_batch_default", lambda tf: _fill(tf).padded_batch(3)),
+    (
+        "padded_batch_shapes",
+        lambda tf: _fill(tf).padded_batch(2, padded_shapes=[6], drop_remainder=True),
+    ),
+    (
+        "padded_batch_values",
+        lambda tf: _fill(tf).padded_batch(2, padded_shapes=[None], padding_values=-1.0),
+    ),
+    (
+        "padded_batch_tuple",
+        lambda tf: (
+            _fill(tf)
+            .map(lambda v: (v, tf.size(v) > 2))
+            .padded_batch(2, padded_shapes=([5], []), padding_values=(0.5, True))
+        ),
+    ),
+    (
+        "padded_batch_dict",
+        lambda tf: (
+            _fill(tf)
+            .map(lambda v: {"v": v, "n": tf.size(v)})
+            .padded_batch(
+                3, padded_shapes={"v": [None], "n": []}, padding_values={"v": 9.0, "n": -1}
+            )
+        ),
+    ),
+    (
+        "map_to_namedtuple",
+        lambda tf: tf.data.Dataset.range(3).map(lambda x: Point(x, x * x)).batch(2),
+    ),
+    (
+        "filter_dict",
+        lambda tf: tf.data.Dataset.from_tensor_slices({"a": [1, 5, 2, 7]}).filter(
+            lambda d: d["a"] > 1
+        ),
+    ),
+    (
+        "unbatch_dict",
+        lambda tf: (
+            tf.data.Dataset.from_tensor_slices({"a": np.arange(12).reshape(6, 2)})
+            .batch(4)
+            .unbatch()
+        ),
+    ),
+    (
+        "zip_nested",
+        lambda tf: tf.data.Dataset.zip(
+            (
+                tf.data.Dataset.range(3),
+                (tf.data.Dataset.range(3).batch(1), {"k": tf.data.Dataset.range(4)}),
+            )
+        ),
+    ),
+    (
+        "enumerate_tuple",
+        lambda tf: tf.data.Dataset.from_tensor_slices(([1, 2], [3, 4])).enumerate(),
+    ),
+    (
+        "flat_map_zip",
+        lambda tf: tf.data.Dataset.range(3).flat_map(
+            lambda x: tf.data.Dataset.zip(
+                (tf.data.Dataset.range(x), tf.data.Dataset.range(x).map(lambda y: y * x))
+            )
+        ),
+    ),
+    (
+        "interleave_default_block",
+        lambda tf: tf.data.Dataset.range(3).interleave(
+            lambda x: tf.data.Dataset.range(10 * x, 10 * x + 4), cycle_length=2
+        ),
+    ),
+    ("shard_even", lambda tf: tf.data.Dataset.range(9).shard(3, 2)),
+    ("skip_take_repeat", lambda tf: tf.data.Dataset.range(6).skip(2).take(3).repeat(2).batch(4)),
+    ("map_tf_function", lambda tf: tf.data.Dataset.range(4).map(tf.function(lambda x: x * 3))),
+    (
+        "padded_batch_larger_than_known",
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.arange(6).reshape(3, 2)).padded_batch(
+            2, padded_shapes=[4]
+        ),
+    ),
+    (
+        "padded_batch_2d",
+        lambda tf: (
+            _fill(tf)
+            .map(lambda v: tf.reshape(v, [-1, 1]))
+            .padded_batch(2, padded_shapes=[None, 3], padding_values=7.0)
+        ),
+    ),
+    ("unbatch", lambda tf: tf.data.Dataset.range(7).batch(3).unbatch()),
+    ("rebatch", lambda tf: tf.data.Dataset.range(10).batch(4).rebatch(3)),
+    (
+        "rebatch_drop_remainder",
+        lambda tf: tf.data.Dataset.range(10).batch(4).rebatch(3, drop_remainder=True),
+    ),
+    ("rebatch_sizes", lambda tf: tf.data.Dataset.range(10).batch(4).rebatch([2, 1])),
+    (
+        "rebatch_equal_sizes",
+        lambda tf: (
+            tf.data.Dataset.range(10)
+            .batch(4, drop_remainder=True)
+            .rebatch([2, 2], drop_remainder=True)
+        ),
+    ),
+    (
+        "rebatch_sizes_drop",
+        lambda tf: (
+            tf.data.Dataset.from_tensor_slices({"a": np.arange(20).reshape(10, 2)})
+            .batch(4)
+            .rebatch([2, 3], drop_remainder=True)
+        ),
+    ),
+    (
+        "unbatch_static",
+        lambda tf: tf.data.Dataset.from_tensors((np.zeros((3, 2)), [1, 2, 3])).unbatch(),
+    ),
+    ("take", lambda tf: tf.data.Dataset.range(10).take(4)),
+    ("take_all", lambda tf: tf.data.Dataset.range(3).take(-1)),
+    ("take_of_infinite", lambda tf: tf.data.Dataset.range(3).repeat().take(7)),
+    ("skip", lambda tf: tf.data.Dataset.range(10).skip(7)),
+    ("skip_all", lambda tf: tf.data.Dataset.range(3).skip(-1)),
+    ("repeat", lambda tf: tf.data.Dataset.range(3).repeat(3)),
+    ("repeat_empty_forever", lambda tf: tf.data.Dataset.range(0).repeat()),
+    ("enumerate", lambda tf: tf.data.Dataset.from_tensor_slices([5.0, 6.0]).enumerate(start=3)),
+    ("prefetch", lambda tf: tf.data.Dataset.range(4).prefetch(tf.data.experimental.AUTOTUNE)),
+    ("cache", lambda tf: tf.data.Dataset.range(4).map(lambda x: x * x).cache().repeat(2)),
+    (
+        "flat_map",
+        lambda tf: tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]]).flat_map(
+            tf.data.Dataset.from_tensor_slices
+        ),
+    ),
+    (
+        "flat_map_varying",
+        lambda tf: tf.data.Dataset.range(4).flat_map(lambda x: tf.data.Dataset.range(x)),
+    ),
+    (
+        "interleave",
+        lambda tf: tf.data.Dataset.range(1, 6).interleave(
+            lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=2, block_length=1
+        ),
+    ),
+    (
+        "interleave_blocks",
+        lambda tf: tf.data.Dataset.range(1, 6).interleave(
+            lambda x: tf.data.Dataset.from_tensors(x).repeat(6 - x), cycle_length=3, block_length=2
+        ),
+    ),
+    (
+        "interleave_parallel",
+        lambda tf: tf.data.Dataset.range(4).interleave(
+            lambda x: tf.data.Dataset.range(x, x + 3),
+            cycle_length=4,
+            num_parallel_calls=2,
+            deterministic=True,
+        ),
+    ),
+    (
+        "scan",
+        lambda tf: tf.data.Dataset.range(6).scan(
+            tf.constant(0, tf.int64), lambda s, x: (s + x, s * 10)
+        ),
+    ),
+    ("unique", lambda tf: tf.data.Dataset.from_tensor_slices([3, 1, 3, 2, 1, 5]).unique()),
+    ("shard", lambda tf: tf.data.Dataset.range(10).shard(3, 1)),
+    ("take_while", lambda tf: tf.data.Dataset.range(10).take_while(lambda x: x < 4)),
+    ("apply", lambda tf: tf.data.Dataset.range(5).apply(lambda ds: ds.skip(1).take(2))),
+    ("with_options", lambda tf: tf.data.Dataset.range(3).with_options(tf.data.Options())),
+    ("shuffle_buffer_1_keeps_order", lambda tf: tf.data.Dataset.range(6).shuffle(1, seed=4)),
+]
+
+
+@pytest.mark.parametrize("build", [b for _, b in PIPELINES], ids=[n for n, _ in PIPELINES])
+def test_pipeline_is_tfs(build):
+    check_same_dataset(build)
+
+
+# (name, build): infinite or unknown datasets, whose spec and cardinality are compared.
+CARDINALITIES = [
+    ("repeat_forever", lambda tf: tf.data.Dataset.range(3).repeat()),
+    ("filter", lambda tf: tf.data.Dataset.range(3).filter(lambda x: x > 0)),
+    ("filter_of_infinite", lambda tf: tf.data.Dataset.range(3).repeat().filter(lambda x: x > 0)),
+    ("repeat_of_unknown", lambda tf: tf.data.Dataset.range(3).filter(lambda x: x > 0).repeat()),
+    ("repeat_twice_unknown", lambda tf: tf.data.Dataset.range(3).filter(lambda x: x > 0).repeat(2)),
+    ("take_of_unknown", lambda tf: tf.data.Dataset.range(3).filter(lambda x: x > 0).take(2)),
+    ("skip_of_unknown", lambda tf: tf.data.Dataset.range(3).filter(lambda x: x > 0).skip(1)),
+    ("skip_of_infinite", lambda tf: tf.data.Dataset.range(3).repeat().skip(2)),
+    ("batch_of_infinite", lambda tf: tf.data.Dataset.range(3).repeat().batch(4)),
+    ("unbatch_unknown", lambda tf: tf.data.Dataset.range(6).batch(4).unbatch()),
+    ("unbatch_static", lambda tf: tf.data.Dataset.range(6).batch(2, drop_remainder=True).unbatch()),
+    (
+        "zip_infinite",
+        lambda tf: tf.data.Dataset.zip(
+            (tf.data.Dataset.range(3).repeat(), tf.data.Dataset.range(2).repeat())
+        ),
+    ),
+    (
+        "zip_unknown",
+        lambda tf: tf.data.Dataset.zip(
+            (tf.data.Dataset.range(3).filter(lambda x: x > 0), tf.data.Dataset.range(2))
+        ),
+    ),
+    (
+        "concatenate_infinite",
+        lambda tf: (
+            tf.data.Dataset.range(3)
+            .filter(lambda x: x > 0)
+            .concatenate(tf.data.Dataset.range(2).repeat())
+        ),
+    ),
+    (
+        "concatenate_unknown",
+        lambda tf: (
+            tf.data.Dataset.range(3).filter(lambda x: x > 0).concatenate(tf.data.Dataset.range(2))
+        ),
+    ),
+    ("shard_of_infinite", lambda tf: tf.data.Dataset.range(3).repeat().shard(2, 0)),
+    ("enumerate_infinite", lambda tf: tf.data.Dataset.range(3).repeat().enumerate()),
+    ("shuffle", lambda tf: tf.data.Dataset.range(9).shuffle(4)),
+    ("flat_map", lambda tf: tf.data.Dataset.range(3).flat_map(lambda x: tf.data.Dataset.range(x))),
+    (
+        "generator",
+        lambda tf: tf.data.Dataset.from_generator(
+            _gen, output_signature=(tf.TensorSpec(None, tf.float32), tf.TensorSpec([], tf.int32))
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("build", [b for _, b in CARDINALITIES], ids=[n for n, _ in CARDINALITIES])
+def test_spec_and_cardinality_are_tfs(build):
+    check_same_dataset(build, iterate=False)
+
+
+def test_cardinality_constants_and_autotune_are_tfs():
+    for name in ("INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AUTOTUNE"):
+        assert getattr(tapejax.data, name) == getattr(tensorflow.data, name)
+        assert getattr(tapejax.data.experimental, name) == getattr(
+            tensorflow.data.experimental, name
+        )
+    import tapejax.data.experimental as experimental
+
+    assert experimental is tapejax.data.experimental
+    assert tapejax.data.experimental.INFINITE_CARDINALITY == -1
+
+
+def test_len_is_tfs():
+    assert (
+        len(tapejax.data.Dataset.range(2, 9, 2)) == len(tensorflow.data.Dataset.range(2, 9, 2)) == 4
+    )
+    for build in (
+        lambda tf: len(tf.data.Dataset.range(3).repeat()),
+        lambda tf: len(tf.data.Dataset.range(3).filter(lambda x: x > 1)),
+    ):
+        want, got = raised(build, tensorflow), raised(build, tapejax)
+        assert (type(got), str(got)) == (type(want), str(want))
+
+
+# (build(tf), error type name, regex of TF's text): errors at construction or iteration.
+ERRORS = [
+    (
+        lambda tf: tf.data.Dataset.from_tensor_slices((np.zeros(3), np.zeros(4))),
+        "ValueError",
+        r"^Dimensions 3 and 4 are not compatible$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.float32(1)),
+        "ValueError",
+        r"^Unbatching a tensor is only supported for rank >= 1$",
+    ),
+    (
+        lambda tf: list(tf.data.Dataset.range(2, 4).map(lambda x: tf.zeros([x])).batch(2)),
+        "InvalidArgumentError",
+        r"Cannot add tensor to the batch: number of elements does not match. Shapes are: \[tensor\]: \[[23]\], \[batch\]: \[[23]\] \[Op:IteratorGetNext\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).batch(0),
+        "InvalidArgumentError",
+        r"Batch size must be greater than zero. \[Op:BatchDatasetV2\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).padded_batch(-1),
+        "InvalidArgumentError",
+        r"Batch size must be greater than zero.",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).shuffle(0),
+        "InvalidArgumentError",
+        r"buffer_size must be greater than zero or UNKNOWN_CARDINALITY \[Op:ShuffleDatasetV3\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).filter(lambda x: x),
+        "ValueError",
+        r"^Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its return type is TensorSpec\(shape=\(\), dtype=tf.int64, name=None\).$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).take_while(lambda x: x),
+        "ValueError",
+        r"^Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its return type isTensorSpec\(shape=\(\), dtype=tf.int64, name=None\).$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).unbatch(),
+        "ValueError",
+        r"^Cannot unbatch an input with scalar components.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.zip(
+            (
+                tf.data.Dataset.from_tensors(tf.zeros([2])),
+                tf.data.Dataset.from_tensors(tf.zeros([3])),
+            )
+        ).unbatch(),
+        "ValueError",
+        r"^`unbatch\(\)` is only supported for datasets of elements whose components have a matching leading dimension. Encountered both 2 and 3.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).concatenate(
+            tf.data.Dataset.range(4).map(lambda x: tf.cast(x, tf.float32))
+        ),
+        "TypeError",
+        r"^Incompatible dataset elements:\n  TensorSpec\(shape=\(\), dtype=tf.int64, name=None\) vs.   TensorSpec\(shape=\(\), dtype=tf.float32, name=None\)$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).shard(0, 0),
+        "InvalidArgumentError",
+        r"Number of shards must be greater than zero \(currently num_shards = 0\). \[Op:ShardDataset\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).shard(2, 2),
+        "InvalidArgumentError",
+        r"Index must be between 0 and 1 \(currently index = 2\). \[Op:ShardDataset\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.from_tensors(1).padded_batch(2, padded_shapes=[3]),
+        "ValueError",
+        r"^The padded shape \(3,\) is not compatible with the shape \(\) of the corresponding input component.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.from_tensors([1, 2, 3]).padded_batch(2, padded_shapes=[2]),
+        "ValueError",
+        r"^The padded shape \(2,\) is not compatible with the shape \(3,\) of the corresponding input component.$",
+    ),
+    (
+        lambda tf: list(
+            tf.data.Dataset.range(2, 5)
+            .map(lambda x: tf.zeros([x]))
+            .padded_batch(2, padded_shapes=[3])
+        ),
+        "DataLossError",
+        r"Attempted to pad to a smaller size than the input element. \[Op:IteratorGetNext\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).get_single_element(),
+        "InvalidArgumentError",
+        r"Dataset had more than one element. \[Op:DatasetToSingleElement\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(0).get_single_element(),
+        "InvalidArgumentError",
+        r"Dataset was empty. \[Op:DatasetToSingleElement\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).flat_map(lambda x: (x,)),
+        "TypeError",
+        r"^The `map_func` argument must return a `Dataset` object. Got <class 'tuple'>.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).interleave(lambda x: {"a": x}, cycle_length=1),
+        "TypeError",
+        r"^The `map_func` argument must return a `Dataset` object. Got <class 'dict'>.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).apply(lambda ds: 3),
+        "TypeError",
+        r"^`transformation_func` must return a `tf.data.Dataset` object. Got <class 'int'>.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.from_tensor_slices([1.0, 2.0]).unique(),
+        "TypeError",
+        r"^`tf.data.Dataset.unique` does not support type <dtype: 'float32'> -- only `tf.int32`, `tf.int64`, and `tf.string` are supported.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.from_generator(_gen),
+        "TypeError",
+        r"^To specify the output signature you need to provide either the `output_signature` argument or the `output_types` argument.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.from_generator(
+            _gen, output_types=tf.int32, output_signature=tf.TensorSpec([])
+        ),
+        "TypeError",
+        r"^The `output_types` argument can not be used together with the `output_signature` argument.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.from_generator(_gen, output_signature=(tf.float32, tf.int32)),
+        "TypeError",
+        r"^`output_signature` must contain objects that are subclass of `tf.TypeSpec` but found <class '.*DType'> which is not.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.from_generator(3, output_signature=tf.TensorSpec([])),
+        "TypeError",
+        r"^`generator` must be a Python callable.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.zip([tf.data.Dataset.range(2), tf.data.Dataset.range(3)]),
+        "TypeError",
+        r"^Invalid input to `zip`. Inputs are expected to be \(nested\) structures of `tf.data.Dataset` objects. Python `list` is not supported and you should use `tuple` instead.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.zip((tf.data.Dataset.range(2), 3)),
+        "TypeError",
+        r"^Invalid input to `zip`. Inputs are expected to be \(nested\) structures of `tf.data.Dataset` objects but encountered object of type <class 'int'>.$",
+    ),
+    (lambda tf: tf.data.Dataset.zip(), "TypeError", r"^Must pass at least one dataset to `zip`.$"),
+    (
+        lambda tf: tf.data.Dataset.zip(tf.data.Dataset.range(2), datasets=tf.data.Dataset.range(2)),
+        "TypeError",
+        r"^Both `\*args` and `datasets` cannot be set.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(10).rebatch(3),
+        "ValueError",
+        r"^Invalid `batch_sizes`. Expected dataset with rank of >= 1 but found a dataset with scalar elements. Fix the issue by adding the `batch` transformation to the dataset.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(10).batch(2).rebatch([[1]]),
+        "ValueError",
+        r"^Invalid `batch_sizes`. Expected `batch_sizes` to be a scalar or a vector. Received `batch_sizes` of rank 2.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(),
+        "ValueError",
+        r"^Invalid `args`. The length of `args` should be between 1 and 3 but was 0.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(1, 2, 3, 4),
+        "ValueError",
+        r"^Invalid `args`. The length of `args` should be between 1 and 3 but was 4.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(1, 2, 0),
+        "InvalidArgumentError",
+        r"step must be a non-zero integer. \[Op:RangeDataset\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.from_tensors([1, 2]).padded_batch(
+            2, padded_shapes=[3], padding_values=1.5
+        ),
+        "TypeError",
+        r"^Invalid `padding_values`. `padding_values` values type <dtype: 'float32'> does not match type <dtype: 'int32'> of the corresponding input component.$",
+    ),
+    (lambda tf: next(iter(tf.data.Dataset.range(0))), "StopIteration", r"^$"),
+    (lambda tf: iter(tf.data.Dataset.range(0)).get_next(), "OutOfRangeError", r"End of sequence"),
+    (
+        lambda tf: setattr(tf.data.Options(), "no_such_option", 1),
+        "AttributeError",
+        r"^Cannot set the property no_such_option on Options.$",
+    ),
+]
+
+
+@pytest.mark.parametrize("build, error, message", ERRORS)
+def test_errors_are_tfs(build, error, message):
+    check_error(build, error, message)
+
+
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        (
+            [[1.0, 2.0], [1.0]],
+            r"TypeError: `generator` yielded an element of shape \(1,\) where an element of shape \(2,\) was expected.",
+        ),
+        (
+            [[1.0, 2.0], "ab"],
+            r"TypeError: `generator` yielded an element that could not be converted to the expected type. The expected type was float32, but the yielded element was ab.",
+        ),
+    ],
+)
+def test_generator_yielding_a_wrong_element_is_tfs_error(values, message):
+    def build(tf):
+        ds = tf.data.Dataset.from_generator(
+            lambda: iter(values), output_signature=tf.TensorSpec([2])
+        )
+        it = iter(ds)
+        assert next(it).shape.as_list() == [2]
+        next(it)
+
+    check_error(build, "InvalidArgumentError", message)
+
+
+def test_rebatch_refuses_a_zero_size():
+    """TF loops forever on it (docs/compat.md)."""
+    for sizes in (0, [2, 0], []):
+        with pytest.raises(
+            tapejax.errors.InvalidArgumentError, match="rebatch's sizes must be positive"
+        ):
+            tapejax.data.Dataset.range(4).batch(2).rebatch(sizes)
+
+
+def test_cache_keeps_only_a_complete_first_iteration():
+    calls = []
+
+    def count(x):
+        calls.append(1)
+        return x
+
+    ds = (
+        tapejax.data.Dataset.range(4)
+        .map(lambda x: tapejax.py_function(count, [x], tapejax.int64))
+        .cache()
+    )
+    traced = len(calls)
+    assert [int(x) for x in ds.take(2)] == [0, 1]  # partial: not kept
+    assert [int(x) for x in ds] == [0, 1, 2, 3]
+    assert [int(x) for x in ds] == [0, 1, 2, 3]  # replayed from memory
+    assert len(calls) - traced == 2 + 4
+
+
+def test_sparse_components_are_not_provided():
+    sparse = tapejax.SparseTensor([[0]], [1.0], [2])
+    for build in (tapejax.data.Dataset.from_tensors, tapejax.data.Dataset.from_tensor_slices):
+        with pytest.raises(
+            NotImplementedError,
+            match="SparseTensor, IndexedSlices and Dataset components are not provided",
+        ):
+            build(sparse)
+
+
+def test_cache_to_a_file_is_not_provided():
+    with pytest.raises(NotImplementedError, match=r"Dataset.cache\(filename=...\)"):
+        tapejax.data.Dataset.range(3).cache("/tmp/cache")
+
+
+def test_what_is_not_provided_does_not_exist():
+    dataset = tapejax.data.Dataset
+    for name in (
+        "save",
+        "load",
+        "snapshot",
+        "list_files",
+        "window",
+        "ragged_batch",
+        "sparse_batch",
+        "group_by_window",
+        "bucket_by_sequence_length",
+        "random",
+        "counter",
+        "choose_from_datasets",
+        "sample_from_datasets",
+        "rejection_resample",
+        "ignore_errors",
+        "fingerprint",
+    ):
+        assert hasattr(tensorflow.data.Dataset, name), name
+        assert not hasattr(dataset, name), name
+    for name in (
+        "TFRecordDataset",
+        "TextLineDataset",
+        "FixedLengthRecordDataset",
+        "DatasetSpec",
+        "IteratorSpec",
+        "ThreadingOptions",
+    ):
+        assert hasattr(tensorflow.data, name), name
+        assert not hasattr(tapejax.data, name), name
+
+
+def test_method_signatures_are_tfs():
+    """Keyword calls (``ds.batch(batch_size=4, drop_remainder=True)``) work as in TF."""
+    names = [n for n in dir(tapejax.data.Dataset) if not n.startswith("_")]
+    assert len(names) > 30
+    for name in names:
+        ours, theirs = getattr(tapejax.data.Dataset, name), getattr(tensorflow.data.Dataset, name)
+        if isinstance(ours, property):
+            assert isinstance(theirs, property), name
+            continue
+        assert list(inspect.signature(ours).parameters) == list(
+            inspect.signature(theirs).parameters
+        ), name
+
+
+# -- iteration -----------------------------------------------------------------------------
+
+
+def test_each_iter_restarts_and_get_next_steps():
+    ds = tapejax.data.Dataset.range(3).map(lambda x: x + 1)
+    it = iter(ds)
+    assert int(it.get_next()) == 1 and int(next(it)) == 2
+    assert [int(x) for x in ds] == [1, 2, 3]  # a new iterator starts over
+    assert [int(x) for x in it] == [3]
+    assert repr(it.element_spec) == repr(ds.element_spec)
+
+
+def test_as_numpy_iterator_is_tfs():
+    def build(tf):
+        return tf.data.Dataset.from_tensor_slices(
+            ({"a": [1, 2]}, [[1.0], [2.0]])
+        ).as_numpy_iterator()
+
+    want, got = list(build(tensorflow)), list(build(tapejax))
+    assert len(got) == len(want) == 2
+    for (gd, ga), (wd, wa) in zip(got, want):
+        assert type(gd["a"]) is type(wd["a"]) and gd["a"] == wd["a"]
+        assert type(ga) is type(wa) and ga.dtype == wa.dtype
+        np.testing.assert_array_equal(ga, wa)
+
+
+def test_reduce_is_tfs():
+    for fw in (tensorflow, tapejax):
+        total = fw.data.Dataset.range(5).reduce(fw.constant(0, fw.int64), lambda s, x: s + x)
+        assert int(total) == 10 and total.dtype.name == "int64"
+    pair = tapejax.data.Dataset.from_tensor_slices(([1.0, 2.0], [3.0, 4.0])).reduce(
+        (0.0, 0.0), lambda s, e: (s[0] + e[0], s[1] * 0 + e[1])
+    )
+    assert [float(v) for v in pair] == [3.0, 4.0]
+
+
+def test_get_single_element_is_tfs():
+    build = lambda tf: tf.data.Dataset.from_tensors({"a": [1, 2]}).get_single_element()  # noqa: E731
+    assert_same_element(build(tapejax), build(tensorflow))
+
+
+def test_options_are_kept():
+    options = tapejax.data.Options()
+    options.deterministic = False
+    options.threading.private_threadpool_size = 2
+    ds = tapejax.data.Dataset.range(3).with_options(options).map(lambda x: x)
+    assert ds.options().deterministic is False
+    assert ds.options().threading.private_threadpool_size == 2
+    assert tapejax.data.Options().deterministic is None
+
+
+def test_map_function_gets_eager_tensors_per_element():
+    seen = []
+
+    def fn(x):
+        seen.append(x)
+        return x * 2
+
+    ds = tapejax.data.Dataset.range(3).map(fn)
+    traced = len(seen)  # the abstract run that finds the element spec
+    assert [int(x) for x in ds] == [0, 2, 4]
+    assert [int(x) for x in seen[traced:]] == [0, 1, 2]
+
+
+def test_map_does_not_record_on_an_active_tape():
+    x = tapejax.Variable(2.0)
+    with tapejax.GradientTape() as tape:
+        ds = tapejax.data.Dataset.range(2).map(lambda i: tapejax.cast(i, tapejax.float32) * x)
+        total = sum(ds)
+    assert tape.gradient(total, x) is None
+
+
+def test_map_assigning_a_variable_is_not_left_with_a_tracer():
+    counter = tapejax.Variable(0)
+
+    def fn(x):
+        counter.assign_add(1)
+        return x
+
+    ds = tapejax.data.Dataset.range(3).map(fn)
+    assert int(counter) == 0  # the abstract run is undone
+    assert len(list(ds)) == 3 and int(counter) == 3
+
+
+# -- shuffle -------------------------------------------------------------------------------
+
+
+def _order(ds):
+    return [int(x) for x in ds]
+
+
+@pytest.mark.parametrize("buffer_size", [1, 2, 5, 30])
+def test_shuffle_moves_elements_only_as_far_as_the_buffer_allows(buffer_size):
+    n = 30
+    for seed in range(5):
+        order = _order(tapejax.data.Dataset.range(n).shuffle(buffer_size, seed=seed))
+        assert sorted(order) == list(range(n))  # a permutation
+        # Output position j holds an element from the first j + buffer_size inputs.
+        assert all(x < j + buffer_size for j, x in enumerate(order)), order
+
+
+def test_shuffle_buffer_one_is_the_identity_and_larger_buffers_shuffle():
+    assert _order(tapejax.data.Dataset.range(10).shuffle(1)) == list(range(10))
+    assert _order(tapejax.data.Dataset.range(20).shuffle(20, seed=0)) != list(range(20))
+
+
+def test_shuffle_is_deterministic_given_seed_and_reshuffles_each_epoch():
+    build = lambda seed, **kw: tapejax.data.Dataset.range(20).shuffle(20, seed=seed, **kw)  # noqa: E731
+    ds = build(3)
+    epochs = [_order(ds) for _ in range(3)]
+    assert all(sorted(e) == list(range(20)) for e in epochs)
+    assert len({tuple(e) for e in epochs}) == 3  # a new order each epoch
+    assert [_order(build(3)) for _ in range(1)][0] == epochs[0]  # same seed, same orders
+    assert _order(build(4)) != epochs[0]
+    fixed = build(3, reshuffle_each_iteration=False)
+    assert _order(fixed) == _order(fixed)
+    repeated = _order(build(5).repeat(2))
+    assert sorted(repeated[:20]) == sorted(repeated[20:]) == list(range(20))
+    assert repeated[:20] != repeated[20:]
+    unseeded = tapejax.data.Dataset.range(20).shuffle(20, reshuffle_each_iteration=False)
+    assert _order(unseeded) == _order(unseeded)
+
+
+def test_shuffle_whole_dataset_with_unknown_cardinality_buffer():
+    order = _order(tapejax.data.Dataset.range(15).shuffle(tapejax.data.UNKNOWN_CARDINALITY, seed=1))
+    assert sorted(order) == list(range(15)) and order != list(range(15))
+
+
+# -- tapejax.function ----------------------------------------------------------------------
+
+
+def test_dataset_elements_feed_a_function_without_retracing():
+    @tapejax.function
+    def step(x, y):
+        return tapejax.reduce_sum(x * y)
+
+    ds = tapejax.data.Dataset.from_tensor_slices(
+        (np.ones((12, 3), np.float32), np.arange(12.0, dtype=np.float32)[:, None])
+    ).batch(4)
+    got = [float(step(x, y)) for x, y in ds]
+    assert got == [18.0, 66.0, 114.0]
+    count = step.experimental_get_tracing_count()
+    for x, y in ds.repeat(3):
+        step(x, y)
+    assert step.experimental_get_tracing_count() == count <= 1
+
+
+def test_iterating_a_dataset_inside_a_function_raises():
+    ds = tapejax.data.Dataset.range(3)
+
+    @tapejax.function
+    def total():
+        return sum(ds)
+
+    @tapejax.function
+    def reduced():
+        return ds.reduce(tapejax.constant(0, tapejax.int64), lambda s, x: s + x)
+
+    for f in (total, reduced):
+        with pytest.raises(
+            NotImplementedError, match="iterating a Dataset inside a tapejax.function"
+        ):
+            f()
+
+
+# -- a TF-style training loop ------------------------------------------------------------
+
+
+def test_training_loop_fed_by_a_dataset_learns():
+    tf = tapejax
+    rng = np.random.default_rng(0)
+    features = rng.normal(size=(256, 3)).astype(np.float32)
+    labels = features @ np.array([[1.5], [-2.0], [0.5]], np.float32) + 0.25
+    w, b = tf.Variable(tf.zeros([3, 1])), tf.Variable(0.0)
+
+    def loss_fn(x, y):
+        return tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+
+    @tf.function
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(x, y)
+        dw, db = tape.gradient(loss, [w, b])
+        w.assign_sub(0.1 * dw)
+        b.assign_sub(0.1 * db)
+        return loss
+
+    ds = (
+        tf.data.Dataset.from_tensor_slices((features, labels))
+        .shuffle(256, seed=0)
+        .batch(32, drop_remainder=True)
+        .prefetch(tf.data.AUTOTUNE)
+    )
+    first = float(loss_fn(tf.constant(features), tf.constant(labels)))
+    for _ in range(5):
+        for x, y in ds:
+            train_step(x, y)
+    last = float(loss_fn(tf.constant(features), tf.constant(labels)))
+    assert last < first / 100, (first, last)
+    assert train_step.experimental_get_tracing_count() == 1
+    np.testing.assert_allclose(w.numpy().ravel(), [1.5, -2.0, 0.5], atol=0.05)
+
+
+def test_eager_training_loop_with_map_and_tuple_elements():
+    tf = tapejax
+    ds = (
+        tf.data.Dataset.range(64)
+        .map(lambda i: (tf.cast(i, tf.float32) / 64.0, 3.0 * tf.cast(i, tf.float32) / 64.0))
+        .shuffle(16, seed=1)
+        .batch(8)
+    )
+    w = tf.Variable(0.0)
+    for _ in range(20):
+        for x, y in ds:
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(w * x - y))
+            w.assign_sub(0.5 * tape.gradient(loss, w))
+    assert abs(float(w) - 3.0) < 0.05
+
+
+def test_an_eager_only_map_function_runs_with_unknown_dims_in_its_spec():
+    """A function only eager code can run (``.numpy()``; TF would need ``py_function``)
+    still maps; its spec keeps dtype and rank, with unknown dims."""
+    ds = tapejax.data.Dataset.range(3).map(lambda x: tapejax.constant([float(x.numpy())] * 2))
+    assert repr(ds.element_spec) == "TensorSpec(shape=(None,), dtype=tf.float32, name=None)"
+    assert [v.numpy().tolist() for v in ds] == [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]]
+    assert (
+        repr(ds.batch(2).element_spec)
+        == "TensorSpec(shape=(None, None), dtype=tf.float32, name=None)"
+    )
+
+
+def test_without_x64_int64_components_are_int32():
+    """docs/compat.md: JAX holds no int64 without its x64 mode; the specs say what the
+    elements are."""
+    import warnings
+
+    import jax
+
+    jax.config.update("jax_enable_x64", False)  # the autouse fixture restores it
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        ds = tapejax.data.Dataset.range(3).enumerate()
+        assert repr(ds.element_spec) == (
+            "(TensorSpec(shape=(), dtype=tf.int32, name=None), "
+            "TensorSpec(shape=(), dtype=tf.int32, name=None))"
+        )
+        assert [(i.dtype.name, int(x)) for i, x in ds] == [("int32", 0), ("int32", 1), ("int32", 2)]
+        assert int(ds.cardinality()) == 3
+
+
+def test_iterator_classes_are_tfs_names():
+    for fw in (tensorflow, tapejax):
+        ds = fw.data.Dataset.range(2)
+        assert isinstance(iter(ds), fw.data.Iterator)
+        assert isinstance(ds.as_numpy_iterator(), fw.data.NumpyIterator)
+    assert type(iter(tapejax.data.Dataset.range(2))) is tapejax.data.Iterator
+    assert type(tapejax.data.Dataset.range(2).as_numpy_iterator()) is tapejax.data.NumpyIterator
+
+
+def test_keras_fit_takes_a_generator_of_a_datasets_batches():
+    """docs/compat.md: Keras's fit knows only TF's Datasets; a generator of the batches works."""
+    keras = tapejax.keras
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(64, 2)).astype(np.float32)
+    y = x @ np.array([[2.0], [-1.0]], np.float32)
+    ds = tapejax.data.Dataset.from_tensor_slices((x, y)).shuffle(64, seed=2).batch(16)
+    model = keras.Sequential([keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer=keras.optimizers.SGD(0.1))
+    with pytest.raises(ValueError, match="Unrecognized data type"):
+        model.fit(ds, epochs=1, verbose=0)
+    history = model.fit(
+        (b for b in ds.repeat().as_numpy_iterator()),
+        steps_per_epoch=len(ds),
+        epochs=10,
+        verbose=0,
+        shuffle=False,
+    )
+    assert history.history["loss"][-1] < history.history["loss"][0] / 10
