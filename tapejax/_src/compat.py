@@ -14,6 +14,7 @@ import contextlib
 import datetime
 import numbers
 import os
+from typing import Any
 
 import numpy as np
 
@@ -115,7 +116,7 @@ def as_str(bytes_or_text, encoding: str = "utf-8") -> str:
     return as_text(bytes_or_text, encoding)
 
 
-def as_str_any(value, encoding: str = "utf-8") -> str:
+def as_str_any(value: Any, encoding: str = "utf-8") -> str:
     """``as_str`` for ``bytes``, ``str(value)`` for anything else (``tf.compat.as_str_any``).
 
     Example:
@@ -128,7 +129,7 @@ def as_str_any(value, encoding: str = "utf-8") -> str:
     return str(value)
 
 
-def path_to_str(path):
+def path_to_str(path: Any) -> Any:
     """An ``os.PathLike``'s path as ``str``; any other value is returned as it is
     (``tf.compat.path_to_str``).
 
@@ -143,7 +144,7 @@ def path_to_str(path):
     return path
 
 
-def dimension_value(dimension):
+def dimension_value(dimension: int | None) -> int | None:
     """The plain value of a shape's dimension (``tf.compat.dimension_value``).
 
     tapejax's ``TensorShape`` holds its dimensions as ``int`` or ``None`` (it has no
@@ -167,7 +168,7 @@ def dimension_value(dimension):
     return dimension
 
 
-def dimension_at_index(shape: TensorShape, index: int):
+def dimension_at_index(shape: TensorShape, index: int) -> int | None:
     """The dimension of ``shape`` at ``index``, ``None`` if the rank is unknown
     (``tf.compat.dimension_at_index``).
 
