@@ -7,6 +7,7 @@ ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneat
 from tapejax import (
     autodiff,
     bitwise,
+    compat,
     config,
     data,
     debugging,
@@ -24,6 +25,7 @@ from tapejax import (
     signal,
     sparse,
     train,
+    types,
 )
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
 from tapejax._src.asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank
@@ -301,6 +303,7 @@ __all__ = [
     "complex",
     "complex128",
     "complex64",
+    "compat",
     "config",
     "concat",
     "cond",
@@ -471,6 +474,7 @@ __all__ = [
     "transpose",
     "truediv",
     "tuple",
+    "types",
     "uint16",
     "uint32",
     "uint64",

@@ -37,6 +37,7 @@ NAMESPACES = (
     "dtypes",
     "errors",
     "config",
+    "compat",
     "bitwise",
     "nest",
     "sets",
