@@ -47,6 +47,9 @@ class _FsPath:
     def __fspath__(self):
         return self.path
 
+    def __repr__(self) -> str:  # test ids must not hold addresses (xdist compares them)
+        return f"_FsPath({self.path!r})"
+
 
 STRING_INPUTS = [
     "abc",
