@@ -82,7 +82,9 @@ class Transformations:
 
         .. warning:: TF traces ``map_func`` once into a graph; tapejax runs it once per
            element (and once or twice on abstract values when ``map`` is called, to find
-           the element spec), so Python side effects in it happen per element.
+           the element spec), so Python side effects in it happen per element. Each
+           element then costs ``map_func``'s eager ops: for a function that works on a
+           batch as on one element, ``batch(...).map(map_func)`` runs them once per batch.
         """
         fn = _map_output(map_func)
         spec = _traced_spec(self, fn)
