@@ -23,6 +23,7 @@ from tapejax import (
     sets,
     signal,
     sparse,
+    summary,
     train,
 )
 from tapejax._src import operators as _operators  # noqa: F401 - installs Tensor operators
@@ -458,6 +459,7 @@ __all__ = [
     "strided_slice",
     "string",
     "subtract",
+    "summary",
     "switch_case",
     "tanh",
     "tensor_scatter_nd_add",
