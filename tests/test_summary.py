@@ -179,9 +179,9 @@ def test_write_with_metadata_and_values(tmp_path):
     _both(tmp_path, body)
 
 
-def test_record_if(tmp_path):
+def test_record_if(tmp_path, x64):
     def body(tf, writer):
-        step = tf.Variable(0)
+        step = tf.Variable(0, dtype=tf.int64)
         with writer.as_default(step=step):
             for i in range(4):
                 with tf.summary.record_if(True):
@@ -199,7 +199,7 @@ def test_record_if(tmp_path):
     assert [e.summary.value[0].tag for e in events[1:]].count("even") == 2
 
 
-def test_steps_as_default_set_step(tmp_path):
+def test_steps_as_default_set_step(tmp_path, x64):
     def body(tf, writer):
         tf.summary.experimental.set_step(5)
         with writer.as_default():
@@ -222,6 +222,8 @@ def test_steps_as_default_set_step(tmp_path):
 
         summary_ops_v2._summary_state.writer = None
         tapejax._src.summary.writer._state.writer = None
+        tf_real.summary.experimental.set_step(None)
+        tapejax.summary.experimental.set_step(None)
     assert [e.step for e in events[1:]] == [5, 7, 5, 11, 3]
 
 
@@ -258,6 +260,18 @@ def test_errors(tmp_path):
             tapejax.summary.text("x", tapejax.constant(1.0), step=1)
         with pytest.raises(ValueError, match=r"Tensor  must have rank 4\.  Received rank 3"):
             tapejax.summary.image("x", np.zeros((2, 2, 1)), step=1)
+        with pytest.raises(TypeError, match=r"^Cannot convert 1\.5 to EagerTensor of dtype int64$"):
+            tapejax.summary.scalar("x", 1.0, step=1.5)
+        with pytest.raises(
+            ValueError,
+            match=r"^Tensor conversion requested dtype int64 for Tensor with dtype float32: ",
+        ):
+            tapejax.summary.scalar("x", 1.0, step=tapejax.constant(1.5))
+        with pytest.raises(
+            ValueError,
+            match=r"^Incompatible type conversion requested to type int64 for `tf\.Variable of type float32\. \(Variable: <tf\.Variable",
+        ):
+            tapejax.summary.scalar("x", 1.0, step=tapejax.Variable(1.5))
     with pytest.raises(ValueError, match="Argument `logdir` cannot be None"):
         tapejax.summary.create_file_writer(None)
     with pytest.raises(ValueError, match=r"Invalid argument to flush\(\): 3"):
@@ -296,7 +310,8 @@ def test_file_name_and_framing(tmp_path):
     assert parts[:3] == ["events", "out", "tfevents"]
     assert parts[-3] == str(os.getpid()) and parts[-1] == "foo"
     assert int(parts[3]) > 1_600_000_000
-    data = open(path, "rb").read()
+    with open(path, "rb") as f:
+        data = f.read()
     (length,) = struct.unpack("<Q", data[:8])
     assert struct.unpack("<I", data[8:12])[0] == protowire.masked_crc32c(data[:8])
     assert struct.unpack("<I", data[12 + length : 16 + length])[0] == protowire.masked_crc32c(
@@ -323,7 +338,7 @@ def test_summary_scope():
             assert (tag, scope) == ("outer/dflt", "outer/dflt/")
 
 
-def test_inside_function_writes_on_every_call(tmp_path):
+def test_inside_function_writes_on_every_call(tmp_path, x64):
     def make(tf):
         step = tf.Variable(0, dtype=tf.int64)
 
@@ -332,6 +347,7 @@ def test_inside_function_writes_on_every_call(tmp_path):
             tf.summary.scalar("x", x, step=step)
             tf.summary.histogram("h", x * tf.constant([1.0, 2.0, 3.0]), step=step)
             tf.summary.scalar("const", 1.0, step=step)
+            tf.summary.scalar("static", 1.0, step=7)  # nothing traced: still every call
             with tf.summary.record_if(x > 1.5):
                 tf.summary.scalar("big", x, step=step)
             step.assign_add(1)
@@ -348,6 +364,22 @@ def test_inside_function_writes_on_every_call(tmp_path):
                 train(tf.constant(float(i)))
 
     events = _both(tmp_path, body)
-    assert len(events) == 1 + 3 * 3 + 1
+    assert len(events) == 1 + 3 * 4 + 1
     assert [e.step for e in events[1:] if e.summary.value[0].tag == "x"] == [0, 1, 2]
     assert trains["tapejax"].experimental_get_tracing_count() == 1
+
+
+def test_int32_step_tensors_are_accepted(tmp_path):
+    # docs/compat.md: TF wants an int64 step Tensor; without JAX's 64-bit mode tapejax
+    # holds int64 as int32, so integer steps of any width are taken.
+    writer = tf_real.summary.create_file_writer(str(tmp_path / "tf"))
+    with writer.as_default():
+        with pytest.raises(ValueError, match="requested dtype int64 for Tensor with dtype int32"):
+            tf_real.summary.scalar("x", 1.0, step=tf_real.constant(3))
+    writer.close()
+    writer = tapejax.summary.create_file_writer(str(tmp_path / "tapejax"))
+    with writer.as_default():
+        assert bool(tapejax.summary.scalar("x", 1.0, step=tapejax.constant(3)))
+        assert bool(tapejax.summary.scalar("x", 1.0, step=tapejax.Variable(4)))
+    writer.close()
+    assert [e.step for e in _events(str(tmp_path / "tapejax"))[1:]] == [3, 4]

@@ -178,6 +178,11 @@ class _FileWriter(SummaryWriter):
             self._file.close()
             self._closed = True
 
+    def __del__(self):
+        # TF's writer resource flushes and closes when deleted: so does this one.
+        if not getattr(self, "_closed", True):
+            self.close()
+
 
 class _NoopWriter(SummaryWriter):
     """A writer that does nothing (``tf.summary.create_noop_writer``)."""
@@ -333,11 +338,27 @@ def summary_scope(name, default_name="summary", values=None):
 
 
 def _step_value(step):
-    """A step as an int64 NumPy scalar or a traced array; TF's error if not a scalar."""
+    """A step as an int64 NumPy scalar or a traced integer array, with TF's errors.
+
+    An int32 Tensor or Variable is accepted, where TF wants int64: without JAX's 64-bit
+    mode tapejax holds int64 as int32 (``docs/compat.md``).
+    """
     if isinstance(step, Tensor) or getattr(step, "_is_variable", False):
         value = convert_to_tensor(step)._value
+        if np.dtype(value.dtype).kind not in "iu":
+            if getattr(step, "_is_variable", False):
+                raise ValueError(
+                    "Incompatible type conversion requested to type int64 for `tf.Variable "
+                    f"of type {step.dtype.name}. (Variable: {step!r})"
+                )
+            raise ValueError(
+                f"Tensor conversion requested dtype int64 for Tensor with dtype "
+                f"{step.dtype.name}: {step!r}"
+            )
     else:
         value = np.asarray(step)
+        if value.dtype.kind not in "iub":
+            raise TypeError(f"Cannot convert {step!r} to EagerTensor of dtype int64")
     if int(np.prod(np.shape(value))) != 1:
         raise ValueError(
             "Argument `step` must be a scalar. "
