@@ -260,6 +260,21 @@ def test_errors(tmp_path):
             tapejax.summary.text("x", tapejax.constant(1.0), step=1)
         with pytest.raises(ValueError, match=r"Tensor  must have rank 4\.  Received rank 3"):
             tapejax.summary.image("x", np.zeros((2, 2, 1)), step=1)
+        with pytest.raises(
+            tapejax.errors.InvalidArgumentError, match=r"Condition x >= 0 did not hold"
+        ):
+            tapejax.summary.image("x", np.zeros((1, 2, 2, 3), np.uint8), step=1, max_outputs=-1)
+        with pytest.raises(
+            tapejax.errors.InvalidArgumentError,
+            match=r"image must have 1, 2, 3, or 4 channels, got 5",
+        ):
+            tapejax.summary.image("x", np.zeros((1, 2, 2, 5), np.uint8), step=1)
+        with pytest.raises(
+            ValueError, match=r"^Tensor  must have rank 3\.  Received rank 2, shape \(1, 2\)$"
+        ):
+            tapejax.summary.audio("x", np.zeros((1, 2)), 100, step=1)
+        with pytest.raises(TypeError, match=r"^tensor must be of type tf\.int32; got tf\.float32$"):
+            tapejax.summary.histogram("x", [1.0], step=1, buckets=2.5)
         with pytest.raises(TypeError, match=r"^Cannot convert 1\.5 to EagerTensor of dtype int64$"):
             tapejax.summary.scalar("x", 1.0, step=1.5)
         with pytest.raises(
@@ -272,6 +287,12 @@ def test_errors(tmp_path):
             match=r"^Incompatible type conversion requested to type int64 for `tf\.Variable of type float32\. \(Variable: <tf\.Variable",
         ):
             tapejax.summary.scalar("x", 1.0, step=tapejax.Variable(1.5))
+    with pytest.raises(NotImplementedError, match="experimental_mesh"):
+        tapejax.summary.create_file_writer(str(tmp_path), experimental_mesh=object())
+    trackable = tapejax.summary.create_file_writer(str(tmp_path / "t"), experimental_trackable=True)
+    with trackable.as_default(step=0):
+        assert bool(tapejax.summary.scalar("x", 1.0))
+    trackable.close()
     with pytest.raises(ValueError, match="Argument `logdir` cannot be None"):
         tapejax.summary.create_file_writer(None)
     with pytest.raises(ValueError, match=r"Invalid argument to flush\(\): 3"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from ..tensor_shape import TensorShape
 from . import records
@@ -103,6 +104,10 @@ def histogram(name, data, step=None, buckets=None, description=None) -> Tensor:
         False
     """
     metadata = records.summary_metadata("histograms", description=description)
+    if buckets is not None and np.asarray(buckets).dtype.kind not in "iu":
+        kind = np.asarray(buckets).dtype
+        given = "float32" if kind.kind == "f" and not isinstance(buckets, np.ndarray) else kind
+        raise TypeError(f"tensor must be of type tf.int32; got tf.{given}")
     bucket_count = DEFAULT_BUCKET_COUNT if buckets is None else int(np.asarray(buckets))
     with summary_scope(name, "histogram_summary") as (tag, _):
 
@@ -162,7 +167,16 @@ def image(name, data, step=None, max_outputs=3, description=None) -> Tensor:
                     f"shape {TensorShape(_shape(value))}"
                 )
             if int(max_outputs) < 0:
-                raise ValueError(f"max_outputs must be non-negative, got {max_outputs}.")
+                raise InvalidArgumentError(
+                    None,
+                    None,
+                    "\nCondition x >= 0 did not hold element-wise:\n"
+                    f"x (shape=() dtype=int32) = \n{int(max_outputs)}",
+                )
+            if not 1 <= value.shape[3] <= 4:
+                raise InvalidArgumentError(
+                    None, None, f"image must have 1, 2, 3, or 4 channels, got {value.shape[3]}"
+                )
 
             def encode(images):
                 images = _to_uint8(images)
