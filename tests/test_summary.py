@@ -106,6 +106,8 @@ def test_histograms(tmp_path, buckets):
             tf.summary.histogram("const", [2.0, 2.0, 2.0], buckets=buckets)
             tf.summary.histogram("empty", np.zeros((0,), np.float32), buckets=buckets)
             tf.summary.histogram("one", [7.0], buckets=buckets, description="d")
+            tf.summary.histogram("nan", [1.0, np.nan, 3.0, 2.0], buckets=buckets)
+            tf.summary.histogram("inf", [1.0, np.inf, 3.0], buckets=buckets)
 
     _both(tmp_path, body)
 
@@ -371,6 +373,8 @@ def test_inside_function_writes_on_every_call(tmp_path, x64):
             tf.summary.scalar("static", 1.0, step=7)  # nothing traced: still every call
             with tf.summary.record_if(x > 1.5):
                 tf.summary.scalar("big", x, step=step)
+            tf.summary.image("im", tf.reshape(tf.range(6.0) / 5.0 * x, [1, 2, 3, 1]), step=step)
+            tf.summary.text("note", "hi", step=step)
             step.assign_add(1)
             return x * 2
 
@@ -385,7 +389,7 @@ def test_inside_function_writes_on_every_call(tmp_path, x64):
                 train(tf.constant(float(i)))
 
     events = _both(tmp_path, body)
-    assert len(events) == 1 + 3 * 4 + 1
+    assert len(events) == 1 + 3 * 6 + 1
     assert [e.step for e in events[1:] if e.summary.value[0].tag == "x"] == [0, 1, 2]
     assert trains["tapejax"].experimental_get_tracing_count() == 1
 
@@ -404,3 +408,50 @@ def test_int32_step_tensors_are_accepted(tmp_path):
         assert bool(tapejax.summary.scalar("x", 1.0, step=tapejax.Variable(4)))
     writer.close()
     assert [e.step for e in _events(str(tmp_path / "tapejax"))[1:]] == [3, 4]
+
+
+def test_tensorboard_reads_the_file(tmp_path):
+    from tensorboard.backend.event_processing import event_accumulator
+
+    writer = tapejax.summary.create_file_writer(str(tmp_path))
+    with writer.as_default():
+        for step in range(3):
+            tapejax.summary.scalar("loss", 1.0 / (step + 1), step=step)
+            tapejax.summary.histogram("w", [0.0, 1.0, 1.0, 3.0], step=step, buckets=3)
+            tapejax.summary.image("im", np.full((1, 2, 3, 3), 200, np.uint8), step=step)
+    writer.close()
+    acc = event_accumulator.EventAccumulator(str(tmp_path), size_guidance={"tensors": 0})
+    acc.Reload()
+    assert sorted(acc.Tags()["tensors"]) == ["im", "loss", "w"]
+    loss = acc.Tensors("loss")
+    assert [e.step for e in loss] == [0, 1, 2]
+    assert [tf_real.make_ndarray(e.tensor_proto).item() for e in loss] == [
+        1.0,
+        0.5,
+        np.float32(1 / 3),
+    ]
+    assert acc.SummaryMetadata("w").plugin_data.plugin_name == "histograms"
+    buckets = tf_real.make_ndarray(acc.Tensors("w")[0].tensor_proto)
+    np.testing.assert_array_equal(buckets, [[0, 1, 1], [1, 2, 2], [2, 3, 1]])
+    (png,) = tf_real.make_ndarray(acc.Tensors("im")[-1].tensor_proto)[2:]
+    np.testing.assert_array_equal(tf_real.io.decode_png(png).numpy(), np.full((2, 3, 3), 200))
+
+
+def test_writing_to_a_closed_default_writer_raises(tmp_path):
+    for tf in (tf_real, tapejax):
+        writer = tf.summary.create_file_writer(str(tmp_path / tf.__name__))
+        with writer.as_default(step=1):
+            writer.close()
+            with pytest.raises(tf.errors.NotFoundError, match="does not exist"):
+                tf.summary.scalar("x", 1.0)
+        assert len(_events(str(tmp_path / tf.__name__))) == 1
+    # Inside a compiled tapejax function the event is dropped (docs/compat.md).
+    writer = tapejax.summary.create_file_writer(str(tmp_path / "function"))
+    f = tapejax.function(lambda x: tapejax.summary.scalar("x", x, step=1))
+    with writer.as_default():
+        assert bool(f(tapejax.constant(1.0)))
+        writer.close()
+        f(tapejax.constant(2.0))
+    assert [
+        e.summary.value[0].simple_value or 1 for e in _events(str(tmp_path / "function"))[1:]
+    ] == [1]

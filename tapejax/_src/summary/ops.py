@@ -67,17 +67,18 @@ def _buckets(data: np.ndarray, bucket_count: int) -> np.ndarray:
         counts = np.zeros(bucket_count)
         counts[-1] = data.size
         return np.stack([edges, edges, counts]).T.copy()
-    bucket_width = range_ / np.float64(bucket_count)
+    # NaN and inf data give NaN indices and edges, as in TF, silently.
     with np.errstate(invalid="ignore"):
+        bucket_width = range_ / np.float64(bucket_count)
         indices = np.floor((data - min_) / bucket_width)
-    # TF casts to int32 and one-hot encodes: an index outside [0, count) counts nowhere.
-    indices = np.minimum(indices, bucket_count - 1)
-    valid = (indices >= 0) & np.isfinite(indices)
-    counts = np.bincount(indices[valid].astype(np.int64), minlength=bucket_count)
-    # tf.linspace(min, max, count + 1): start + delta * i, the last edge max itself.
-    delta = range_ / np.float64(bucket_count)
-    edges = min_ + delta * np.arange(bucket_count + 1, dtype=np.float64)
-    edges[0], edges[-1] = min_, max_
+        # TF casts to int32 and one-hot encodes: an index outside [0, count) counts nowhere.
+        indices = np.minimum(indices, bucket_count - 1)
+        valid = (indices >= 0) & np.isfinite(indices)
+        counts = np.bincount(indices[valid].astype(np.int64), minlength=bucket_count)
+        # tf.linspace(min, max, count + 1): start + delta * i, the last edge max itself.
+        delta = range_ / np.float64(bucket_count)
+        edges = min_ + delta * np.arange(bucket_count + 1, dtype=np.float64)
+        edges[0], edges[-1] = min_, max_
     return np.stack([edges[:-1], edges[1:], counts.astype(np.float64)]).T.copy()
 
 

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..conversion import _python_array, convert_to_tensor
+from ..errors import NotFoundError
 from ..execution import get_current_name_scope, inside_function
 from ..tensor import Tensor, wrap
 from ..tensor_shape import TensorShape
@@ -413,6 +414,13 @@ def record(tag: str, make, step, metadata: bytes) -> Tensor:
         # Runs on every call of the compiled program, in program order.
         jax.debug.callback(emit, jnp.asarray(cond), step_value, *values, ordered=True)
         return wrap(jnp.asarray(True) if cond is True else cond)
+    if writer._closed:
+        raise NotFoundError(
+            None,
+            None,
+            f"SummaryWriter {writer!r} is closed: its resource does not exist. "
+            "Create a new writer with tf.summary.create_file_writer to write more.",
+        )
     emit(True, step_value, *values)
     return wrap(jnp.asarray(True))
 
