@@ -452,6 +452,4 @@ def test_writing_to_a_closed_default_writer_raises(tmp_path):
         assert bool(f(tapejax.constant(1.0)))
         writer.close()
         f(tapejax.constant(2.0))
-    assert [
-        e.summary.value[0].simple_value or 1 for e in _events(str(tmp_path / "function"))[1:]
-    ] == [1]
+    assert len(_events(str(tmp_path / "function"))) == 2  # the header and the first call
