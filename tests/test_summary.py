@@ -453,3 +453,19 @@ def test_writing_to_a_closed_default_writer_raises(tmp_path):
         writer.close()
         f(tapejax.constant(2.0))
     assert len(_events(str(tmp_path / "function"))) == 2  # the header and the first call
+
+
+def test_queued_events_are_written_at_exit(tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tapejax as tf\n"
+        "tf.summary.create_file_writer(sys.argv[1]).set_as_default(step=2)\n"
+        "tf.summary.scalar('x', 1.0)\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root, JAX_PLATFORMS="cpu")
+    subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, env=env)
+    events = _events(str(tmp_path))
+    assert [e.step for e in events] == [0, 2]

@@ -9,6 +9,7 @@ work (bucketing, PNG encoding) runs in that callback: it must never run once at 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import itertools
 import os
@@ -16,6 +17,7 @@ import re
 import socket
 import threading
 import time
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -53,6 +55,15 @@ class _State(threading.local):
 
 _state = _State()
 _file_ids = itertools.count()  # TF's process-wide counter in event file names
+_open_writers: weakref.WeakSet = weakref.WeakSet()
+
+
+@atexit.register
+def _close_at_exit():
+    # Queued events reach the file when the process ends, as with TF's writers; done here,
+    # before module teardown, not in __del__ at shutdown.
+    for writer in list(_open_writers):
+        writer._close_now()
 
 
 class SummaryWriter:
@@ -126,6 +137,7 @@ class _FileWriter(SummaryWriter):
         self._file.flush()
         self._last_flush = time.monotonic()
         self._closed = False
+        _open_writers.add(self)
 
     def _check_open(self):
         if self._closed:
@@ -165,13 +177,19 @@ class _FileWriter(SummaryWriter):
         self._last_flush = time.monotonic()
 
     def flush(self):
-        """See ``SummaryWriter.flush``: writes the queued events to the file."""
+        """See ``SummaryWriter.flush``: writes the queued events to the file, including
+        those of compiled programs dispatched before (their callbacks are awaited)."""
+        jax.effects_barrier()
         with self._lock:
             if not self._closed:
                 self._flush_locked()
 
     def close(self):
         """See ``SummaryWriter.close``: flushes and closes the file; later calls do nothing."""
+        jax.effects_barrier()
+        self._close_now()
+
+    def _close_now(self):
         with self._lock:
             if self._closed:
                 return
@@ -180,9 +198,10 @@ class _FileWriter(SummaryWriter):
             self._closed = True
 
     def __del__(self):
-        # TF's writer resource flushes and closes when deleted: so does this one.
+        # TF's writer resource flushes and closes when deleted: so does this one (without
+        # awaiting callbacks: a collection may run on any thread, a callback's included).
         if not getattr(self, "_closed", True):
-            self.close()
+            self._close_now()
 
 
 class _NoopWriter(SummaryWriter):
