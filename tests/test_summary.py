@@ -340,10 +340,14 @@ def test_file_name_and_framing(tmp_path):
     assert struct.unpack("<I", data[12 + length : 16 + length])[0] == protowire.masked_crc32c(
         data[12 : 12 + length]
     )
-    # CRC-32C's check value, and TF's own masked CRC of the same bytes.
-    assert protowire.crc32c(b"123456789") == 0xE3069283
-    from tensorflow.python.lib.io import _pywrap_record_io  # noqa: F401
+    # CRC-32C's check value; TensorBoard's own masked CRC of the same bytes; and the
+    # length CRC TF wrote for its 62-byte header record.
+    from tensorboard.compat.tensorflow_stub import pywrap_tensorflow
 
+    assert protowire.crc32c(b"123456789") == 0xE3069283
+    for sample in (data[:8], data[12 : 12 + length], bytes(range(256)) * 3):
+        assert protowire.masked_crc32c(sample) == pywrap_tensorflow.masked_crc32c(sample)
+    assert protowire.masked_crc32c(struct.pack("<Q", 62)) == 0xE740D2D9
     corrupt = bytearray(data)
     corrupt[14] ^= 1
     bad = tmp_path / "bad" / "events.out.tfevents.1.h.1.0.v2"
