@@ -473,3 +473,19 @@ def test_queued_events_are_written_at_exit(tmp_path):
     subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, env=env)
     events = _events(str(tmp_path))
     assert [e.step for e in events] == [0, 2]
+
+
+def test_a_function_flushes_on_every_call(tmp_path):
+    writer = tapejax.summary.create_file_writer(str(tmp_path), max_queue=100)
+
+    @tapejax.function
+    def f(x, step):
+        with writer.as_default():  # its exit flushes, as TF's, on every call
+            tapejax.summary.scalar("x", x, step=step)
+        return x
+
+    for i in range(3):
+        f(tapejax.constant(float(i)), tapejax.constant(i))
+        assert [e.step for e in _events(str(tmp_path))] == [0, *range(i + 1)]
+    assert f.experimental_get_tracing_count() == 1
+    writer.close()

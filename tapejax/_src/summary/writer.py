@@ -178,8 +178,15 @@ class _FileWriter(SummaryWriter):
 
     def flush(self):
         """See ``SummaryWriter.flush``: writes the queued events to the file, including
-        those of compiled programs dispatched before (their callbacks are awaited)."""
+        those of compiled programs dispatched before (their callbacks are awaited).
+        Inside ``tapejax.function`` it flushes on every call of the compiled program."""
+        if inside_function():
+            jax.debug.callback(self._flush_now, ordered=True)
+            return
         jax.effects_barrier()
+        self._flush_now()
+
+    def _flush_now(self):
         with self._lock:
             if not self._closed:
                 self._flush_locked()
