@@ -9,14 +9,12 @@ import sys as _sys
 
 from tapejax import summary_experimental as experimental
 from tapejax._src.summary.ops import audio, histogram, image, scalar, text
+from tapejax._src.summary.recording import record_if, should_record_summaries, write
 from tapejax._src.summary.writer import (
     SummaryWriter,
     create_file_writer,
     create_noop_writer,
     flush,
-    record_if,
-    should_record_summaries,
-    write,
 )
 
 # A module, not a package: registered so that ``import tapejax.summary.experimental`` works.

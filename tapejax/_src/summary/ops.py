@@ -14,7 +14,7 @@ from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from ..tensor_shape import TensorShape
 from . import records
-from .writer import host_array, record, summary_scope
+from .recording import host_array, record, summary_scope
 
 __all__ = ["audio", "histogram", "image", "scalar", "text"]
 
