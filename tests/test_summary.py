@@ -85,10 +85,11 @@ def test_scalars(tmp_path):
                 v.assign_add(1.0)
             with tf.name_scope("outer"):
                 tf.summary.scalar("x/y z", 1.0, step=-3)
+            tf.summary.scalar("big_step", np.float64(0.1), step=2**40)
 
     events = _both(tmp_path, body)
-    assert len(events) == 1 + 3 * 5 + 1
-    assert events[-1].summary.value[0].tag == "outer/x/y z"
+    assert len(events) == 1 + 3 * 5 + 2
+    assert events[-2].summary.value[0].tag == "outer/x/y z"
 
 
 @pytest.mark.parametrize("buckets", [None, 1, 3, 7, 0])
@@ -102,6 +103,7 @@ def test_histograms(tmp_path, buckets):
             tf.summary.histogram("normal", normal, buckets=buckets)
             tf.summary.histogram("f64", f64, buckets=buckets)
             tf.summary.histogram("tensor", tf.constant(normal), buckets=buckets)
+            tf.summary.histogram("f16", tf.constant(normal.astype(np.float16)), buckets=buckets)
             tf.summary.histogram("ints", tf.constant([1, 5, 5, 9, -2]), buckets=buckets)
             tf.summary.histogram("const", [2.0, 2.0, 2.0], buckets=buckets)
             tf.summary.histogram("empty", np.zeros((0,), np.float32), buckets=buckets)
@@ -234,7 +236,7 @@ def test_no_writer_returns_false_and_writes_nothing(tmp_path):
     for tf in (tf_real, tapejax):
         assert bool(tf.summary.scalar("x", 1.0, step=1)) is False
         assert bool(tf.summary.should_record_summaries()) is False
-        assert tf.summary.flush() is None or tf is tf_real
+        assert tf.summary.flush() is None
     noop = tapejax.summary.create_noop_writer()
     with noop.as_default():
         assert tapejax.summary.experimental.get_step() is None
