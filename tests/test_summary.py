@@ -381,6 +381,7 @@ def test_inside_function_writes_on_every_call(tmp_path, x64):
                 tf.summary.scalar("big", x, step=step)
             tf.summary.image("im", tf.reshape(tf.range(6.0) / 5.0 * x, [1, 2, 3, 1]), step=step)
             tf.summary.text("note", "hi", step=step)
+            tf.summary.write("f64", np.float64(0.1), step=step)  # host data keeps its dtype
             step.assign_add(1)
             return x * 2
 
@@ -395,7 +396,7 @@ def test_inside_function_writes_on_every_call(tmp_path, x64):
                 train(tf.constant(float(i)))
 
     events = _both(tmp_path, body)
-    assert len(events) == 1 + 3 * 6 + 1
+    assert len(events) == 1 + 3 * 7 + 1
     assert [e.step for e in events[1:] if e.summary.value[0].tag == "x"] == [0, 1, 2]
     assert trains["tapejax"].experimental_get_tracing_count() == 1
 
@@ -491,3 +492,15 @@ def test_a_function_flushes_on_every_call(tmp_path):
         assert [e.step for e in _events(str(tmp_path))] == [0, *range(i + 1)]
     assert f.experimental_get_tracing_count() == 1
     writer.close()
+
+
+def test_host_data_in_a_function_keeps_its_dtype(tmp_path):
+    # Without JAX's 64-bit mode a float64 passed through the program would be float32.
+    writer = tapejax.summary.create_file_writer(str(tmp_path))
+    f = tapejax.function(lambda s: tapejax.summary.write("f64", np.float64(0.1), step=s))
+    with writer.as_default():
+        f(tapejax.constant(1))
+    writer.close()
+    (event,) = _events(str(tmp_path))[1:]
+    assert tf_real.make_ndarray(event.summary.value[0].tensor).dtype == np.float64
+    assert tf_real.make_ndarray(event.summary.value[0].tensor) == 0.1

@@ -172,17 +172,25 @@ def record(tag: str, make, step, metadata: bytes) -> Tensor:
     if not isinstance(writer, _FileWriter):  # a no-op writer records nothing, and succeeds
         return wrap(jnp.asarray(True) if cond is True else cond)
 
+    # Device values go through the callback; host NumPy values stay in the closure, in
+    # their own dtype (JAX would narrow float64 and int64 without its 64-bit mode).
+    on_device = [not isinstance(a, np.ndarray) for a in arrays]
+    device_values = [
+        a._value if isinstance(a, Tensor) else a for a, d in zip(arrays, on_device) if d
+    ]
+
     def emit(recording, step_now, *values):
         if not bool(np.asarray(recording)):
             return
-        array = encode(*(np.asarray(v) for v in values))
+        it = iter(values)
+        host = [np.asarray(next(it)) if d else a for a, d in zip(arrays, on_device)]
+        array = encode(*host)
         event = records.summary_event(time.time(), int(step_now), tag, array, metadata)
         writer._append(event)
 
-    values = [v._value if isinstance(v, Tensor) else v for v in arrays]
-    if inside_function() or _is_traced(cond) or any(map(_is_traced, [step_value, *values])):
+    if inside_function() or _is_traced(cond) or any(map(_is_traced, [step_value, *device_values])):
         # Runs on every call of the compiled program, in program order.
-        jax.debug.callback(emit, jnp.asarray(cond), step_value, *values, ordered=True)
+        jax.debug.callback(emit, jnp.asarray(cond), step_value, *device_values, ordered=True)
         return wrap(jnp.asarray(True) if cond is True else cond)
     if writer._closed:
         raise NotFoundError(
@@ -191,7 +199,7 @@ def record(tag: str, make, step, metadata: bytes) -> Tensor:
             f"SummaryWriter {writer!r} is closed: its resource does not exist. "
             "Create a new writer with tf.summary.create_file_writer to write more.",
         )
-    emit(True, step_value, *values)
+    emit(True, step_value, *device_values)
     return wrap(jnp.asarray(True))
 
 
