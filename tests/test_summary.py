@@ -19,8 +19,6 @@ from tapejax._src.summary import protowire
 tf_real = pytest.importorskip("tensorflow")
 pytest.importorskip("tensorboard")
 
-OTHERWISE_TESTED = ("summary.SummaryWriter",)
-
 
 def _events(logdir):
     (path,) = glob.glob(os.path.join(logdir, "events.out.tfevents.*"))
@@ -504,3 +502,14 @@ def test_host_data_in_a_function_keeps_its_dtype(tmp_path):
     (event,) = _events(str(tmp_path))[1:]
     assert tf_real.make_ndarray(event.summary.value[0].tensor).dtype == np.float64
     assert tf_real.make_ndarray(event.summary.value[0].tensor) == 0.1
+
+
+def test_writers_are_summary_writers(tmp_path):
+    for tf in (tf_real, tapejax):
+        writer = tf.summary.create_file_writer(str(tmp_path / tf.__name__))
+        assert isinstance(writer, tf.summary.SummaryWriter)
+        assert isinstance(tf.summary.create_noop_writer(), tf.summary.SummaryWriter)
+        for method in ("init", "flush", "close"):
+            with pytest.raises(NotImplementedError):
+                getattr(tf.summary.SummaryWriter(), method)()
+        writer.close()
