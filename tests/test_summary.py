@@ -158,6 +158,7 @@ def test_audio(tmp_path):
         with writer.as_default(step=1):
             tf.summary.audio("stereo", clips, 16000)
             tf.summary.audio("mono", clips[:1, :, :1], 8000, max_outputs=1)
+            tf.summary.audio("none", clips, 8000, max_outputs=0, description="d")
 
     _both(tmp_path, body)
 
