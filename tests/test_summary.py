@@ -514,3 +514,12 @@ def test_writers_are_summary_writers(tmp_path):
             with pytest.raises(NotImplementedError):
                 getattr(tf.summary.SummaryWriter(), method)()
         writer.close()
+
+
+def test_histogram_buckets_from_a_function_argument_are_refused(tmp_path):
+    writer = tapejax.summary.create_file_writer(str(tmp_path))
+    f = tapejax.function(lambda x, n: tapejax.summary.histogram("h", x, step=0, buckets=n))
+    with writer.as_default():
+        with pytest.raises(NotImplementedError, match="Pass a Python int"):
+            f(tapejax.constant([1.0, 2.0]), tapejax.constant(3))
+    writer.close()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ..execution import inside_function
 from ..tensor import Tensor
 from ..tensor_shape import TensorShape
 from . import records
@@ -105,6 +106,13 @@ def histogram(name, data, step=None, buckets=None, description=None) -> Tensor:
         False
     """
     metadata = records.summary_metadata("histograms", description=description)
+    if inside_function() and isinstance(buckets, Tensor):
+        # Refused on the eager first call too, not only from the trace of the second.
+        raise NotImplementedError(
+            "tapejax.summary.histogram: `buckets` is a Tensor inside tapejax.function; the "
+            "bucket count sets the record's shape, which must be known when the function is "
+            "traced. Pass a Python int."
+        )
     if buckets is not None and np.asarray(buckets).dtype.kind not in "iu":
         kind = np.asarray(buckets).dtype
         given = "float32" if kind.kind == "f" and not isinstance(buckets, np.ndarray) else kind
