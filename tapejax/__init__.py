@@ -24,6 +24,7 @@ from tapejax import (
     sets,
     signal,
     sparse,
+    summary,
     train,
     types,
 )
@@ -461,6 +462,7 @@ __all__ = [
     "strided_slice",
     "string",
     "subtract",
+    "summary",
     "switch_case",
     "tanh",
     "tensor_scatter_nd_add",

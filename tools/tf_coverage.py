@@ -44,6 +44,7 @@ NAMESPACES = (
     "train",
     "quantization",
     "data",
+    "summary",
 )
 DOC = ROOT / "docs" / "compat.md"
 BEGIN, END = "<!-- tf_coverage:begin -->", "<!-- tf_coverage:end -->"

@@ -1,0 +1,1 @@
+"""``tapejax.summary``'s implementation: event files that TensorBoard reads (``tf.summary``)."""
