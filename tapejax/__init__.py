@@ -6,6 +6,7 @@ ops) runs with TF's semantics, compiled by XLA. Tensors are JAX arrays underneat
 
 from tapejax import (
     autodiff,
+    autograph,
     bitwise,
     compat,
     config,
@@ -287,6 +288,7 @@ __all__ = [
     "assert_less",
     "assert_rank",
     "autodiff",
+    "autograph",
     "batch_to_space",
     "bfloat16",
     "bitcast",

@@ -45,6 +45,7 @@ NAMESPACES = (
     "quantization",
     "data",
     "summary",
+    "autograph",
 )
 DOC = ROOT / "docs" / "compat.md"
 BEGIN, END = "<!-- tf_coverage:begin -->", "<!-- tf_coverage:end -->"

@@ -463,7 +463,8 @@ def function(
 
     Tensors arguments retrace on a new shape or dtype, other arguments on a new value,
     as in TF; ``jit_compile`` is accepted (everything is compiled by XLA) and
-    ``autograph`` is not applied (Python control flow on tensors raises; use
+    ``autograph`` and ``experimental_autograph_options`` are accepted and not applied
+    (tapejax has no AutoGraph: Python control flow on tensors raises; use
     ``tf.cond``/``tf.while_loop``).
 
     Example:
