@@ -36,6 +36,8 @@ NAMESPACES = (
     "debugging",
     "dtypes",
     "errors",
+    "io.gfile",  # before "io": the test-name regex tries namespaces in this order
+    "io",
     "config",
     "compat",
     "bitwise",
@@ -52,7 +54,9 @@ BEGIN, END = "<!-- tf_coverage:begin -->", "<!-- tf_coverage:end -->"
 
 
 def _module(root, ns):
-    return root if not ns else getattr(root, ns, None)
+    for part in ns.split(".") if ns else ():
+        root = getattr(root, part, None)
+    return root
 
 
 def tf_symbols(tf) -> dict[str, list[str]]:
