@@ -12,6 +12,22 @@ from tapejax import errors
 
 tf_real = pytest.importorskip("tensorflow")
 
+# Built through a library's ``train`` module (``T.Example``) by the tests below.
+OTHERWISE_TESTED = {
+    "train." + n
+    for n in (
+        "BytesList",
+        "Example",
+        "Feature",
+        "FeatureList",
+        "FeatureLists",
+        "Features",
+        "FloatList",
+        "Int64List",
+        "SequenceExample",
+    )
+}
+
 RECORDS = [b"abc", b"", bytes(range(256)) * 40, "unicode é".encode()]
 
 
@@ -433,3 +449,11 @@ def test_example_written_to_tfrecord_parses_in_tf(tmp_path):
         )
     ]
     assert got == [(0.0, 0), (0.5, -1), (1.0, -2)]
+
+
+def test_reflection_is_absent():
+    # Deviation (docs/compat.md): no descriptors behind these classes.
+    ex = tf.train.Example()
+    for name in ["DESCRIPTOR", "ListFields", "DiscardUnknownFields"]:
+        assert hasattr(tf_real.train.Example(), name)
+        assert not hasattr(ex, name), name
