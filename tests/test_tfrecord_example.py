@@ -371,6 +371,12 @@ def test_copy_merge_equality():
         log += [T.FloatList(value=[NAN]) == T.FloatList(value=[NAN])]
         log += [T.Int64List() == T.FloatList(), T.Int64List() == 1]
         log += [T.Features(feature={"a": {}, "b": {}}) == T.Features(feature={"b": {}, "a": {}})]
+        log += [T.FloatList(value=[0.0]) == T.FloatList(value=[-0.0])]
+        log += [T.BytesList(value=[np.bytes_(b"a")]).SerializeToString()]
+        log += [T.Int64List(value=np.array([1, 2])).SerializeToString()]
+        log += [T.Example.FromString(memoryview(b"\x0a\x00")).HasField("features")]
+        log += [T.Example.FromString(bytearray(b"\x0a\x00")).SerializeToString()]
+        log += [T.Feature(int64_list={}).HasField("int64_list"), T.Example(features={}).ByteSize()]
         return log
 
     ours, theirs = _both(steps)
@@ -405,10 +411,23 @@ def test_copy_merge_equality():
         "T.FeatureList(feature=[{}]).feature.__setitem__(0, T.Feature())",
         "T.Feature().CopyFrom(T.Int64List())",
         "hash(T.Int64List())",
+        "T.Features(feature={'a': T.Int64List()})",
+        "T.Features(feature={'a': 1})",
+        "T.FeatureList(feature=[1])",
+        "T.FeatureList(feature=[T.Int64List()])",
+        "T.FeatureList().feature.extend([T.Int64List()])",
+        "T.Int64List(value=[np.bool_(True)])",
+        "T.Int64List(value=[np.uint64(2**64 - 1)])",
+        "T.FloatList(value=[np.array([1.5])])",
+        "T.FloatList(value=[None])",
+        "T.Example.FromString('')",
+        "T.Example().ParseFromString(1)",
+        "T.Features.FromString(b'\\x0a\\x04\\x0a\\x02\\xff\\xfe')",
+        "T.Int64List(value=[1]).value[5]",
     ],
 )
 def test_errors_match_tf(code):
-    ours, theirs = _both(lambda T: eval(code, {"T": T}))
+    ours, theirs = _both(lambda T: eval(code, {"T": T, "np": np}))
     assert ours[0] != "ok"
     assert ours == theirs
 

@@ -39,7 +39,7 @@ class DecodeError(Exception):
 
 
 def _check_int64(field: str, value) -> int:
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, bool):
         raise TypeError(f"Field {field}: Expected an int, got a boolean.")
     value = operator.index(value)
     if not -(1 << 63) <= value < (1 << 63):
@@ -48,6 +48,8 @@ def _check_int64(field: str, value) -> int:
 
 
 def _check_float(field: str, value) -> float:
+    if isinstance(value, np.ndarray):
+        raise TypeError(f"{value} has type ndarray, but expected one of: float")
     if isinstance(value, (str, bytes, bytearray)) or not hasattr(type(value), "__float__"):
         raise TypeError(f"must be real number, not {type(value).__name__}")
     # The field is a float32: the value read back is the float32 nearest (inf past it).
@@ -56,9 +58,9 @@ def _check_float(field: str, value) -> float:
 
 
 def _check_bytes(field: str, value) -> bytes:
-    if type(value) is not bytes:
+    if not isinstance(value, bytes):
         raise TypeError(f"expected bytes, {type(value).__name__} found")
-    return value
+    return bytes(value)
 
 
 def _map_key(key) -> str:
@@ -155,6 +157,13 @@ class _Reader:
             else:
                 raise self.corrupt()
             yield number, wire, payload, self.data[start : self.pos]
+
+
+def _as_data(serialized) -> bytes:
+    try:
+        return bytes(memoryview(serialized))
+    except TypeError:
+        raise TypeError(f"expected bytes, {type(serialized).__name__} found") from None
 
 
 def _signed64(value: int) -> int:
@@ -422,17 +431,28 @@ class _Message:
                 if not isinstance(value, dict):
                     raise TypeError("bad argument type for built-in operation")
                 container = self._state["values"][name]
+                cls = field.message_type()
                 for key, item in value.items():
-                    entry = container[key]
-                    cls = field.message_type()
-                    entry.MergeFrom(cls(**item) if isinstance(item, dict) else item)
+                    item = cls(**item) if isinstance(item, dict) else item
+                    if type(item) is not cls:
+                        raise TypeError(
+                            "Parameter to CopyFrom() must be instance of same class: "
+                            f"expected {cls} got {type(item)}."
+                        )
+                    container[key].MergeFrom(item)
             elif field.kind == "repeated_message":
                 container = self._state["values"][name]
+                cls = field.message_type()
                 for item in value:
                     if isinstance(item, dict):
                         container.add(**item)
-                    else:
+                    elif type(item) is cls:
                         container.append(item)
+                    else:
+                        raise TypeError(
+                            "Parameter to initialize message field must be dict or instance of "
+                            f"same class: expected {cls} got {type(item)}."
+                        )
             else:
                 if not hasattr(value, "__iter__") or isinstance(value, (str, bytes)):
                     raise TypeError("must assign iterable")
@@ -629,7 +649,7 @@ class _Message:
         Raises:
           DecodeError: If ``serialized`` is not a serialized message of this type.
         """
-        data = bytes(serialized)
+        data = _as_data(serialized)
         self._merge_wire(data)
         self._modified()
         return len(data)
@@ -640,8 +660,9 @@ class _Message:
         Raises:
           DecodeError: If ``serialized`` is not a serialized message of this type.
         """
+        data = _as_data(serialized)
         self._reset()
-        return self.MergeFromString(serialized)
+        return self.MergeFromString(data)
 
     @classmethod
     def FromString(cls, serialized):  # noqa: N802 - protobuf's name
@@ -677,7 +698,10 @@ class _Message:
                         try:
                             key = p.decode("utf-8")
                         except UnicodeDecodeError:
-                            raise reader.corrupt() from None
+                            raise DecodeError(
+                                f"Error parsing message with type '{self._FULL_NAME}': "
+                                "String field had bad UTF-8"
+                            ) from None
                     elif n == 2 and w == 2:
                         value = p
                 entry = f.message_type()()
