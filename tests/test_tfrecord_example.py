@@ -476,3 +476,29 @@ def test_reflection_is_absent():
     for name in ["DESCRIPTOR", "ListFields", "DiscardUnknownFields"]:
         assert hasattr(tf_real.train.Example(), name)
         assert not hasattr(ex, name), name
+
+
+def test_which_calls_set_a_lazy_sub_message():
+    def steps(T):
+        log = []
+        for change in [
+            lambda e: e.features.Clear(),
+            lambda e: e.features.ClearField("feature"),
+            lambda e: e.features.CopyFrom(T.Features()),
+            lambda e: e.features.MergeFrom(T.Features()),
+            lambda e: e.features.ParseFromString(b""),
+            lambda e: e.features.MergeFromString(b""),
+            lambda e: e.features.feature.get("x"),
+            lambda e: (len(e.features.feature), "x" in e.features.feature),
+        ]:
+            e = T.Example()
+            change(e)
+            log.append(e.HasField("features"))
+        f = T.Feature()
+        f.int64_list.value.extend([])
+        log.append(f.WhichOneof("kind"))
+        return log
+
+    ours, theirs = _both(steps)
+    assert ours == theirs
+    assert ours[1][-3:-1] == [False, False]
