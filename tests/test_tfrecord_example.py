@@ -132,6 +132,14 @@ def test_bad_compression_type(tmp_path, bad):
     assert _error(lambda: tf.io.TFRecordWriter(str(tmp_path / "x"), bad)) == want
 
 
+@pytest.mark.parametrize("option", [{"compression_level": 20}, {"mem_level": 0}])
+def test_bad_zlib_options(tmp_path, option):
+    # Deviation (docs/compat.md): TF's writer aborts the process on these (a failed CHECK
+    # logging this error), so only tapejax's side runs here.
+    with pytest.raises(errors.InvalidArgumentError, match="deflateInit failed with status-2$"):
+        tf.io.TFRecordWriter(str(tmp_path / "x"), tf.io.TFRecordOptions("ZLIB", **option))
+
+
 def test_open_errors(tmp_path):
     for path in [str(tmp_path / "nodir" / "x"), str(tmp_path)]:
         want = _error(lambda p=path: tf_real.io.TFRecordWriter(p))

@@ -121,13 +121,22 @@ class TFRecordOptions:
         # TF's GZIP options are its ZLIB options with 16 added to the window bits.
         if kind == "GZIP" and self.window_bits is None:
             wbits += 16
-        return zlib.compressobj(
-            pick(self.compression_level, zlib.Z_DEFAULT_COMPRESSION),
-            pick(self.compression_method, zlib.DEFLATED),
-            wbits,
-            pick(self.mem_level, 9),
-            pick(self.compression_strategy, zlib.Z_DEFAULT_STRATEGY),
-        )
+        try:
+            return zlib.compressobj(
+                pick(self.compression_level, zlib.Z_DEFAULT_COMPRESSION),
+                pick(self.compression_method, zlib.DEFLATED),
+                wbits,
+                pick(self.mem_level, 9),
+                pick(self.compression_strategy, zlib.Z_DEFAULT_STRATEGY),
+            )
+        except (zlib.error, ValueError):
+            # TF aborts the process here (a failed CHECK); this is its log line's error.
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                "Failed to initialize Zlib inputbuffer. Error: INVALID_ARGUMENT: "
+                "deflateInit failed with status-2",  # Z_STREAM_ERROR
+            ) from None
 
 
 def _path_bytes_or_str(path) -> str:
@@ -155,6 +164,7 @@ class TFRecordWriter:
     Raises:
       TypeError: If ``path`` is not a string (TF's text).
       ValueError: If valid compression_type can't be determined from ``options``.
+      InvalidArgumentError: If zlib rejects the options (TF aborts the process).
       NotFoundError, FailedPreconditionError, ...: If ``path`` cannot be opened for
         writing, as TF (``"<path>; No such file or directory"``).
 
