@@ -174,13 +174,50 @@ def _signed64(value: int) -> int:
 # Containers.
 
 
-class RepeatedScalarContainer:
-    """A repeated ``bytes``, ``float`` or ``int64`` field: a list that checks each value."""
+class _Repeated:
+    """What both repeated-field containers are: a list owned by a message, which hears of
+    every change (``_modified``)."""
 
     def __init__(self, owner: _Message, field: _Field):
         self._owner = owner
         self._field = field
         self._values: list = []
+
+    def pop(self, index: int = -1):
+        value = self._values.pop(index)
+        self._owner._modified()
+        return value
+
+    def remove(self, value) -> None:
+        self._values.remove(value)
+        self._owner._modified()
+
+    def __getitem__(self, index):
+        return self._values[index]
+
+    def __delitem__(self, index) -> None:
+        del self._values[index]
+        self._owner._modified()
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __iter__(self):
+        return iter(self._values)
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, type(self)):
+            return self._values == other._values
+        return isinstance(other, list) and self._values == other
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return repr(self._values)
+
+
+class RepeatedScalarContainer(_Repeated):
+    """A repeated ``bytes``, ``float`` or ``int64`` field: a list that checks each value."""
 
     def _check(self, value):
         return self._field.check(self._field.full_name, value)
@@ -197,23 +234,11 @@ class RepeatedScalarContainer:
         self._values.insert(index, self._check(value))
         self._owner._modified()
 
-    def pop(self, index: int = -1):
-        value = self._values.pop(index)
-        self._owner._modified()
-        return value
-
-    def remove(self, value) -> None:
-        self._values.remove(value)
-        self._owner._modified()
-
     def sort(self, *args, **kwargs) -> None:
         self._values.sort(*args, **kwargs)
 
     def reverse(self) -> None:
         self._values.reverse()
-
-    def __getitem__(self, index):
-        return self._values[index]
 
     def __setitem__(self, index, value) -> None:
         if isinstance(index, slice):
@@ -222,34 +247,9 @@ class RepeatedScalarContainer:
             self._values[index] = self._check(value)
         self._owner._modified()
 
-    def __delitem__(self, index) -> None:
-        del self._values[index]
-        self._owner._modified()
 
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __iter__(self):
-        return iter(self._values)
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, RepeatedScalarContainer):
-            return self._values == other._values
-        return isinstance(other, list) and self._values == other
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return repr(self._values)
-
-
-class RepeatedCompositeContainer:
+class RepeatedCompositeContainer(_Repeated):
     """A repeated message field: ``add(**fields)``, ``append``/``extend`` copy messages."""
-
-    def __init__(self, owner: _Message, field: _Field):
-        self._owner = owner
-        self._field = field
-        self._values: list = []
 
     def _copy_in(self, message):
         cls = self._field.message_type()
@@ -278,40 +278,8 @@ class RepeatedCompositeContainer:
         self._values.extend([self._copy_in(m) for m in messages])
         self._owner._modified()
 
-    def pop(self, index: int = -1):
-        value = self._values.pop(index)
-        self._owner._modified()
-        return value
-
-    def remove(self, message) -> None:
-        self._values.remove(message)
-        self._owner._modified()
-
-    def __getitem__(self, index):
-        return self._values[index]
-
     def __setitem__(self, index, value) -> None:
         raise TypeError("does not support assignment")
-
-    def __delitem__(self, index) -> None:
-        del self._values[index]
-        self._owner._modified()
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __iter__(self):
-        return iter(self._values)
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, RepeatedCompositeContainer):
-            return self._values == other._values
-        return isinstance(other, list) and self._values == other
-
-    __hash__ = None
-
-    def __repr__(self) -> str:
-        return repr(self._values)
 
 
 class MessageMap:
