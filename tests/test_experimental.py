@@ -239,12 +239,12 @@ def test_optional_through_function():
         traces.append(1)
         return o.get_value()["x"] + 1.0, o
 
-    for v in (1.0, 2.0):
+    for v in (1.0, 2.0, 3.0):
         out, o = f(tapejax.experimental.Optional.from_value({"x": tapejax.constant(v)}))
         assert out.numpy() == v + 1.0
         assert isinstance(o, tapejax.experimental.Optional)
         assert o.get_value()["x"].numpy() == v
-    assert len(traces) == 2  # the eager first call, then one trace for both values
+    assert len(traces) == 2  # the eager first call, then one trace for the later values
 
 
 def test_optional_made_inside_function():
@@ -293,6 +293,21 @@ def test_async_scope_lets_other_exceptions_through():
         with pytest.raises(KeyError, match="k"):
             with tf.experimental.async_scope():
                 raise KeyError("k")
+
+
+def test_async_scope_waits_for_effects_only_at_a_normal_exit(monkeypatch):
+    # TF syncs its executors only when the block did not raise; tapejax's wait is JAX's.
+    import jax
+
+    waits = []
+    monkeypatch.setattr(jax, "effects_barrier", lambda: waits.append(1))
+    with tapejax.experimental.async_scope():
+        assert not waits
+    assert waits == [1]
+    with pytest.raises(KeyError):
+        with tapejax.experimental.async_scope():
+            raise KeyError("k")
+    assert waits == [1]
 
 
 def test_function_executor_type_is_accepted():
