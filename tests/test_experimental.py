@@ -63,7 +63,7 @@ def test_not_provided_names_are_listed_in_compat_doc():
     import pathlib
 
     doc = (pathlib.Path(__file__).parent.parent / "docs" / "compat.md").read_text()
-    section = doc.split("## tapejax.experimental", 1)[1].split("\n## ", 1)[0]
+    section = doc.split("## `tapejax.experimental`", 1)[1].split("\n## ", 1)[0]
     for name in NOT_PROVIDED:
         assert f"`{name}`" in section, name
 
