@@ -89,13 +89,26 @@ def test_dlpack_is_zero_copy():
 
 def test_dlpack_from_tensorflow_and_back():
     value = np.array([[1.5, -2.0], [3.0, 4.25]], np.float32)
-    capsule = tensorflow.experimental.dlpack.to_dlpack(tensorflow.constant(value))
-    t = tapejax.experimental.dlpack.from_dlpack(capsule)
+    theirs = tensorflow.constant(value)
+    t = tapejax.experimental.dlpack.from_dlpack(tensorflow.experimental.dlpack.to_dlpack(theirs))
     np.testing.assert_array_equal(t.numpy(), value)
+    # TF's buffers are aligned as XLA needs: shared both ways, not copied.
+    assert t._value.unsafe_buffer_pointer() == np.from_dlpack(theirs).ctypes.data
+    doubled = t * 2.0
     tf_back = tensorflow.experimental.dlpack.from_dlpack(
-        tapejax.experimental.dlpack.to_dlpack(t * 2.0)
+        tapejax.experimental.dlpack.to_dlpack(doubled)
     )
     np.testing.assert_array_equal(tf_back.numpy(), value * 2.0)
+    assert np.from_dlpack(tf_back).ctypes.data == doubled._value.unsafe_buffer_pointer()
+
+
+def test_dlpack_from_a_misaligned_numpy_buffer_is_copied():
+    buffer = np.zeros(4 * 8 + 1, np.uint8)
+    value = buffer[1:].view(np.float32)  # 1 byte off XLA's 64-byte alignment
+    value[:] = np.arange(8)
+    t = tapejax.experimental.dlpack.from_dlpack(value.__dlpack__())
+    np.testing.assert_array_equal(t.numpy(), np.arange(8))
+    assert t._value.unsafe_buffer_pointer() != value.ctypes.data
 
 
 def test_dlpack_with_numpy():

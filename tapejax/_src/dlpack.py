@@ -85,8 +85,8 @@ def from_dlpack(dlcapsule):
         InvalidArgumentError: the capsule was consumed already (TF's text).
 
     .. warning::
-        Difference from TF: where JAX cannot alias the buffer (a misaligned CPU buffer),
-        JAX copies it.
+        Difference from TF: JAX copies a CPU buffer that is not 64-byte aligned (NumPy's
+        often are not); TF's and JAX's own buffers are shared.
     """
     if type(dlcapsule) is not _CAPSULE_TYPE:
         raise TypeError(
