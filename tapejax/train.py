@@ -6,7 +6,9 @@ each value with the target Variable's sharding, so a checkpoint saved on one dev
 restores onto a ``tapejax.distribute`` strategy's layout and back.
 ``get_checkpoint_state``, ``load_checkpoint`` and ``checkpoints_iterator`` read those
 directories; ``ExponentialMovingAverage`` keeps TF's update formula; ``Coordinator``
-is TF's thread coordinator.
+is TF's thread coordinator. ``Example``, ``SequenceExample`` and their messages
+(``Features``, ``Feature``, ``FeatureList(s)``, ``BytesList``, ``FloatList``,
+``Int64List``) serialize to the bytes of TF's protobuf without depending on protobuf.
 """
 
 from tapejax._src.checkpoint import (
@@ -26,9 +28,21 @@ from tapejax._src.checkpoint_utils import (
     load_checkpoint,
 )
 from tapejax._src.coordinator import Coordinator
+from tapejax._src.example_proto import (
+    BytesList,
+    Example,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+    SequenceExample,
+)
 from tapejax._src.moving_averages import ExponentialMovingAverage
 
 __all__ = [
+    "BytesList",
     "Checkpoint",
     "CheckpointLoadStatus",
     "CheckpointManager",
@@ -36,7 +50,15 @@ __all__ = [
     "CheckpointReader",
     "CheckpointState",
     "Coordinator",
+    "Example",
     "ExponentialMovingAverage",
+    "Feature",
+    "FeatureList",
+    "FeatureLists",
+    "Features",
+    "FloatList",
+    "Int64List",
+    "SequenceExample",
     "checkpoints_iterator",
     "get_checkpoint_state",
     "latest_checkpoint",

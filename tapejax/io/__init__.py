@@ -1,9 +1,14 @@
-"""``tf.io``: the file API ``gfile``.
+"""``tf.io``: the file API ``gfile`` and TFRecord files (``TFRecordWriter``, ``TFRecordOptions``).
 
 TF's string-tensor ops of ``tf.io`` (``read_file``, ``write_file``, ``decode_*``,
-``parse_*``, …) are not provided: tapejax has no string tensors.
+``parse_*``, …) and the TFRecord readers are not provided: tapejax has no string tensors.
 """
 
+from tapejax._src.tfrecord import TFRecordOptions, TFRecordWriter
 from tapejax.io import gfile
 
-__all__ = ["gfile"]
+__all__ = [
+    "TFRecordOptions",
+    "TFRecordWriter",
+    "gfile",
+]
