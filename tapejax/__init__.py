@@ -15,6 +15,7 @@ from tapejax import (
     distribute,
     dtypes,
     errors,
+    experimental,
     image,
     io,
     linalg,
@@ -208,6 +209,7 @@ from tapejax._src.ops.spectral_ops import sqrtm as matrix_square_root  # tf.lina
 from tapejax._src.ops.tensor_array_ops import TensorArray
 from tapejax._src.ops.top_k_ops import approx_top_k
 from tapejax._src.ops.volume_patch_ops import extract_volume_patches
+from tapejax._src.optional import OptionalSpec
 from tapejax._src.py_functions import numpy_function, py_function
 from tapejax._src.registry import RegisterGradient, no_gradient
 from tapejax._src.sparse_tensor import SparseTensor, SparseTensorSpec
@@ -334,6 +336,7 @@ __all__ = [
     "errors",
     "exp",
     "executing_eagerly",
+    "experimental",
     "expand_dims",
     "extract_volume_patches",
     "eye",
@@ -509,6 +512,7 @@ __all__ = [
     "IndexedSlicesSpec",
     "TensorArraySpec",
     "NoneTensorSpec",
+    "OptionalSpec",
     "edit_distance",
 ]
 

@@ -48,6 +48,8 @@ NAMESPACES = (
     "data",
     "summary",
     "autograph",
+    "experimental.dlpack",  # before "experimental", as "io.gfile"
+    "experimental",
 )
 DOC = ROOT / "docs" / "compat.md"
 BEGIN, END = "<!-- tf_coverage:begin -->", "<!-- tf_coverage:end -->"
