@@ -46,6 +46,8 @@ NAMESPACES = (
     "train",
     "quantization",
     "data",
+    "lookup.experimental",  # before "lookup", as "io.gfile"
+    "lookup",
     "summary",
     "autograph",
     "experimental.dlpack",  # before "experimental", as "io.gfile"

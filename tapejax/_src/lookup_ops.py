@@ -1,0 +1,417 @@
+"""``tf.lookup`` for numeric keys: ``KeyValueTensorInitializer``, ``StaticHashTable`` and
+``StaticVocabularyTable``.
+
+A static table is two JAX arrays, its keys sorted and the values in the same order;
+``lookup`` is a ``searchsorted`` over them, so it runs eagerly and inside a traced
+program (``tapejax.function``, a JAX transform), where the arrays are constants of the
+program and never a reason to retrace. Out-of-vocabulary ids are TF's: FarmHash
+``Fingerprint64`` of the key's decimal string (TF's ``as_string`` then
+``string_to_hash_bucket_fast``), computed on the host. This module must never hold
+strings or change a table after it is built.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import dtypes
+from .conversion import convert_to_tensor
+from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
+from .ops.fingerprint_ops import fingerprint64_rows
+from .sparse_tensor import SparseTensor, static_value
+from .tensor import wrap
+
+__all__ = ["KeyValueTensorInitializer", "StaticHashTable", "StaticVocabularyTable"]
+
+_IMPORT_OP = "LookupTableImportV2"
+_FUNCTION_NODE = (
+    "{{function_node __wrapped__LookupTableImportV2_device_/job:localhost/replica:0/task:0/"
+    "device:CPU:0}} "
+)
+
+
+class KeyValueTensorInitializer:
+    """The keys and values of a table, as two tensors (``tf.lookup.KeyValueTensorInitializer``).
+
+    Args:
+        keys: the keys, a tensor or anything ``convert_to_tensor`` takes.
+        values: the values, one per key.
+        key_dtype: the keys' dtype; by default, the dtype ``keys`` converts to.
+        value_dtype: the values' dtype; by default, the dtype ``values`` converts to.
+        name: unused (TF's op name).
+
+    Example:
+        >>> import tapejax as tf
+        >>> init = tf.lookup.KeyValueTensorInitializer([1, 2], [10, 20])
+        >>> init.key_dtype, init.value_dtype
+        (tf.int32, tf.int32)
+    """
+
+    def __init__(self, keys, values, key_dtype=None, value_dtype=None, name=None):
+        self._keys = convert_to_tensor(keys, dtype=key_dtype)
+        self._values = convert_to_tensor(values, dtype=value_dtype)
+        self._name = name
+
+    @property
+    def key_dtype(self):
+        """The dtype of the keys."""
+        return self._keys.dtype
+
+    @property
+    def value_dtype(self):
+        """The dtype of the values."""
+        return self._values.dtype
+
+    def _host_pairs(self, what: str):
+        """The keys and values as NumPy arrays, checked as TF's ``LookupTableImportV2``."""
+        keys, values = static_value(self._keys), static_value(self._values)
+        if keys is None or values is None:
+            raise NotImplementedError(
+                f"{what} needs concrete keys and values: build the table outside "
+                "tapejax.function, or from constants."
+            )
+        if keys.shape != values.shape:
+            k = ",".join(str(d) for d in keys.shape)
+            v = ",".join(str(d) for d in values.shape)
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"{_FUNCTION_NODE}Expected shape [{k}] for value, got [{v}] "
+                f"[Op:{_IMPORT_OP}] name: ",
+            )
+        if keys.ndim != 1:
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"{_FUNCTION_NODE}Expected keys to be a vector, got shape "
+                f"[{','.join(str(d) for d in keys.shape)}] [Op:{_IMPORT_OP}] name: ",
+            )
+        return keys, values
+
+
+def _shape_text(shape) -> str:
+    return ",".join(str(d) for d in shape)
+
+
+def _keys_arg(keys, key_dtype):
+    """``keys`` as a Tensor (or SparseTensor), with TF's dtype check."""
+    if not isinstance(keys, SparseTensor):
+        keys = convert_to_tensor(keys, dtype_hint=key_dtype)
+    if keys.dtype != key_dtype:
+        raise TypeError(f"Dtype of argument `keys` must be {key_dtype}, received: {keys.dtype}")
+    return keys
+
+
+# The key and value dtypes TF's CPU kernel ``HashTableV2`` is registered for (strings aside).
+_TABLE_DTYPES = {
+    "int64": ("int64", "int32", "float32", "float64", "bool"),
+    "int32": ("int32", "float32", "float64"),
+}
+_KERNEL_LIST = (
+    "All kernels registered for op HashTableV2:\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_STRING]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_INT64]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_INT32]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_FLOAT]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_DOUBLE]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_BOOL]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_STRING]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_INT64]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_INT32]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_FLOAT]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_DOUBLE]\n"
+    "  device='CPU'; key_dtype in [DT_INT32]; value_dtype in [DT_STRING]\n"
+    "  device='CPU'; key_dtype in [DT_INT32]; value_dtype in [DT_INT32]\n"
+    "  device='CPU'; key_dtype in [DT_INT32]; value_dtype in [DT_FLOAT]\n"
+    "  device='CPU'; key_dtype in [DT_INT32]; value_dtype in [DT_DOUBLE]\n"
+)
+
+
+def _check_table_dtypes(key_dtype, value_dtype) -> None:
+    """TF's ``NotFoundError`` for a key/value dtype pair its kernel is not built for."""
+    if value_dtype.name in _TABLE_DTYPES.get(key_dtype.name, ()):
+        return
+    enum = {"float32": "FLOAT", "float64": "DOUBLE"}
+    k = "DT_" + enum.get(key_dtype.name, key_dtype.name.upper())
+    v = "DT_" + enum.get(value_dtype.name, value_dtype.name.upper())
+    raise NotFoundError(
+        None,
+        None,
+        "Could not find device for node: {{node HashTableV2}} = HashTableV2["
+        f'container="", key_dtype={k}, shared_name="0", use_node_name_sharing=false, '
+        f"value_dtype={v}]\n{_KERNEL_LIST} [Op:HashTableV2] name: hash_table",
+    )
+
+
+class StaticHashTable:
+    """An immutable key-value table (``tf.lookup.StaticHashTable``).
+
+    Args:
+        initializer: a ``KeyValueTensorInitializer``.
+        default_value: the value of keys not in the table; converted to the values' dtype.
+        name: the table's name (``table.name``).
+        experimental_is_anonymous: accepted for TF's signature; tables here are always
+            Python objects, with no resource to share.
+
+    Raises:
+        NotFoundError: TF has no table for this key and value dtype pair (TF's text,
+            but for the shared name it gives the table).
+        FailedPreconditionError: a key appears twice with different values (TF's text).
+        InvalidArgumentError: the keys and values differ in shape (TF's text).
+
+    .. warning::
+        ``export()`` returns the pairs sorted by key; TF returns its hash map's order,
+        which depends on its hash function and is not reproducible. There is no
+        ``resource_handle``: no TF resource exists behind a table.
+
+    Example:
+        >>> import tapejax as tf
+        >>> table = tf.lookup.StaticHashTable(
+        ...     tf.lookup.KeyValueTensorInitializer([1, 2], [10.0, 20.0]), -1.0)
+        >>> table.lookup(tf.constant([2, 5])).numpy()
+        array([20., -1.], dtype=float32)
+    """
+
+    def __init__(self, initializer, default_value, name=None, experimental_is_anonymous=False):
+        del experimental_is_anonymous
+        self._initializer = initializer
+        self._key_dtype = initializer.key_dtype
+        self._value_dtype = initializer.value_dtype
+        _check_table_dtypes(self._key_dtype, self._value_dtype)
+        self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
+        self._name = name
+        keys, values = initializer._host_pairs("StaticHashTable")
+        order = np.argsort(keys, kind="stable")
+        keys, values = keys[order], values[order]
+        same = keys[1:] == keys[:-1]
+        clash = np.nonzero(same & (values[1:] != values[:-1]))[0]
+        if clash.size:
+            i = clash[0]
+            raise FailedPreconditionError(
+                None,
+                None,
+                f"{_FUNCTION_NODE}HashTable has different value for same key. Key "
+                f"{keys[i]} has {values[i]} and trying to add value {values[i + 1]} "
+                f"[Op:{_IMPORT_OP}] name: ",
+            )
+        keep = np.concatenate([[True], ~same])
+        self._keys = jnp.asarray(keys[keep])
+        self._values = jnp.asarray(values[keep])
+
+    @property
+    def key_dtype(self):
+        """The dtype of the keys."""
+        return self._key_dtype
+
+    @property
+    def value_dtype(self):
+        """The dtype of the values."""
+        return self._value_dtype
+
+    @property
+    def default_value(self):
+        """The value of keys not in the table, a scalar Tensor."""
+        return self._default_value
+
+    @property
+    def name(self):
+        """The name given to the constructor (TF's is None when none was given)."""
+        return self._name
+
+    def size(self, name=None):
+        """The number of keys, an int64 scalar Tensor."""
+        del name
+        return convert_to_tensor(self._keys.shape[0], dtype=dtypes.int64)
+
+    def export(self, name=None):
+        """The keys and their values, as two Tensors, sorted by key (see the class)."""
+        del name
+        return wrap(self._keys), wrap(self._values)
+
+    def _lookup_array(self, keys):
+        """The values of a JAX array of keys (eager or traced), default where absent."""
+        n = self._keys.shape[0]
+        default = self._default_value._value
+        if n == 0:
+            return jnp.broadcast_to(default, keys.shape).astype(self._values.dtype)
+        index = jnp.clip(jnp.searchsorted(self._keys, keys), 0, n - 1)
+        found = self._keys[index] == keys
+        return jnp.where(found, self._values[index], default)
+
+    def lookup(self, keys, name=None):
+        """The values of ``keys`` (a Tensor of any shape, or a SparseTensor).
+
+        Args:
+            keys: keys of the table's key dtype.
+            name: unused (TF's op name).
+
+        Returns:
+            A Tensor of ``keys``'s shape, or a SparseTensor with ``keys``'s indices.
+
+        Raises:
+            TypeError: ``keys`` has another dtype than the table's keys (TF's text).
+        """
+        del name
+        keys = _keys_arg(keys, self._key_dtype)
+        if isinstance(keys, SparseTensor):
+            values = wrap(self._lookup_array(keys.values._value))
+            return SparseTensor(keys.indices, values, keys.dense_shape)
+        return wrap(self._lookup_array(keys._value))
+
+    def __getitem__(self, keys):
+        """``table[keys]``, the same as ``table.lookup(keys)``."""
+        return self.lookup(keys)
+
+
+def _hash_buckets_host(keys: np.ndarray, num_buckets: int) -> np.ndarray:
+    """TF's ``string_to_hash_bucket_fast(as_string(keys), num_buckets)``, on the host."""
+    flat = np.asarray(keys).reshape(-1)
+    text = [str(int(k)).encode() for k in flat]
+    out = np.zeros(flat.shape, np.int64)
+    lengths = np.fromiter((len(t) for t in text), np.int64, len(text))
+    for length in np.unique(lengths):
+        rows = np.nonzero(lengths == length)[0]
+        data = np.frombuffer(b"".join(text[i] for i in rows), np.uint8).reshape(len(rows), -1)
+        out[rows] = (fingerprint64_rows(data) % np.uint64(num_buckets)).astype(np.int64)
+    return out.reshape(np.shape(keys))
+
+
+class StaticVocabularyTable:
+    """Integer keys to int64 ids, with hash buckets for the rest
+    (``tf.lookup.StaticVocabularyTable``).
+
+    A key in the vocabulary gets its value; any other key (and any key whose value is
+    -1) gets ``vocab_size + Fingerprint64(str(key)) % num_oov_buckets``, TF's ids.
+
+    Args:
+        initializer: a ``KeyValueTensorInitializer`` with int64 keys and values, or None
+            (every key is hashed; lookup keys are then strings in TF, which tapejax
+            cannot have, so ``lookup_key_dtype`` must be an integer dtype).
+        num_oov_buckets: the number of buckets, > 0.
+        lookup_key_dtype: the dtype of the keys ``lookup`` takes, any integer dtype;
+            by default the initializer's.
+        name: the table's name.
+        experimental_is_anonymous: accepted for TF's signature.
+
+    Raises:
+        ValueError: ``num_oov_buckets`` is not positive (TF's text).
+        TypeError: the initializer's keys or values are not int64, or
+            ``lookup_key_dtype`` is not an integer dtype (TF's texts).
+
+    Example:
+        >>> import tapejax as tf
+        >>> import jax
+        >>> jax.config.update("jax_enable_x64", True)
+        >>> init = tf.lookup.KeyValueTensorInitializer(
+        ...     tf.constant([7, 42], tf.int64), tf.constant([0, 1], tf.int64))
+        >>> table = tf.lookup.StaticVocabularyTable(init, num_oov_buckets=3)
+        >>> table.lookup(tf.constant([42, 5], tf.int64)).numpy()
+        array([1, 3])
+        >>> jax.config.update("jax_enable_x64", False)
+    """
+
+    def __init__(
+        self,
+        initializer,
+        num_oov_buckets,
+        lookup_key_dtype=None,
+        name=None,
+        experimental_is_anonymous=False,
+    ):
+        if num_oov_buckets <= 0:
+            raise ValueError("`num_oov_buckets` must be > 0; use StaticHashTable.")
+        if name:
+            name = name.rstrip("/")
+        if lookup_key_dtype is not None:
+            lookup_key_dtype = dtypes.as_dtype(lookup_key_dtype)
+        if initializer is not None:
+            if lookup_key_dtype is None:
+                lookup_key_dtype = initializer.key_dtype
+            if initializer.key_dtype != dtypes.int64:
+                raise TypeError(
+                    "Invalid `key_dtype`, expected one of (tf.int64, tf.string), but got "
+                    f"{initializer.key_dtype}."
+                )
+            if not lookup_key_dtype.is_integer:
+                raise TypeError(
+                    f"Invalid `key_dtype`, expected non-integer but got {initializer.key_dtype}."
+                )
+            if initializer.value_dtype != dtypes.int64:
+                raise TypeError(
+                    f"Invalid `value_dtype`, expected {dtypes.int64} but got "
+                    f"{initializer.value_dtype}."
+                )
+            self._table = StaticHashTable(
+                initializer, -1, experimental_is_anonymous=experimental_is_anonymous
+            )
+        else:
+            self._table = None
+            name = name or "hash_bucket"
+            if lookup_key_dtype is None:
+                raise TypeError(
+                    "tapejax has no string tensors: a StaticVocabularyTable without an "
+                    "initializer needs an integer `lookup_key_dtype`."
+                )
+        if not lookup_key_dtype.is_integer:
+            raise TypeError(
+                f"Invalid `key_dtype`, expected integer or string, got {lookup_key_dtype}"
+            )
+        self._key_dtype = lookup_key_dtype
+        self._num_oov_buckets = int(num_oov_buckets)
+        self._name = name.split("/")[-1] if name is not None else None
+
+    @property
+    def key_dtype(self):
+        """The dtype of the keys ``lookup`` takes."""
+        return self._key_dtype
+
+    @property
+    def value_dtype(self):
+        """int64, the dtype of the ids."""
+        return dtypes.int64
+
+    @property
+    def name(self):
+        """The table's name."""
+        return self._name
+
+    def size(self, name=None):
+        """The vocabulary size plus the number of buckets, an int64 scalar Tensor."""
+        del name
+        vocab = 0 if self._table is None else self._table._keys.shape[0]
+        return convert_to_tensor(vocab + self._num_oov_buckets, dtype=dtypes.int64)
+
+    def _ids(self, keys):
+        """The ids of a JAX array of keys (eager, or traced through a host callback)."""
+        id_dtype = jnp.asarray(0, dtypes.int64.as_numpy_dtype).dtype
+        buckets_of = lambda k: _hash_buckets_host(np.asarray(k), self._num_oov_buckets).astype(  # noqa: E731
+            id_dtype
+        )
+        if isinstance(keys, jax.core.Tracer):
+            result = jax.ShapeDtypeStruct(keys.shape, id_dtype)
+            buckets = jax.pure_callback(buckets_of, result, keys, vmap_method="sequential")
+        else:
+            buckets = jnp.asarray(buckets_of(keys))
+        if self._table is None:
+            return buckets
+        table_keys = keys.astype(self._table._keys.dtype)
+        ids = self._table._lookup_array(table_keys).astype(id_dtype)
+        return jnp.where(ids != -1, ids, buckets + self._table._keys.shape[0])
+
+    def lookup(self, keys, name=None):
+        """The ids of ``keys`` (a Tensor of any shape, or a SparseTensor).
+
+        Raises:
+            TypeError: ``keys`` has another dtype than ``lookup_key_dtype`` (TF's text).
+        """
+        del name
+        keys = _keys_arg(keys, self._key_dtype)
+        if isinstance(keys, SparseTensor):
+            return SparseTensor(keys.indices, wrap(self._ids(keys.values._value)), keys.dense_shape)
+        return wrap(self._ids(keys._value))
+
+    def __getitem__(self, keys):
+        """``table[keys]``, the same as ``table.lookup(keys)``."""
+        return self.lookup(keys)

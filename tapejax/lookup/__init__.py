@@ -1,0 +1,19 @@
+"""``tf.lookup``: tables from numeric keys to numeric values.
+
+TF's ``TextFileInitializer`` and ``TextFileIndex`` (tables read from vocabulary files)
+and its string keys are not provided: tapejax has no string tensors.
+"""
+
+from tapejax._src.lookup_ops import (
+    KeyValueTensorInitializer,
+    StaticHashTable,
+    StaticVocabularyTable,
+)
+from tapejax.lookup import experimental
+
+__all__ = [
+    "KeyValueTensorInitializer",
+    "StaticHashTable",
+    "StaticVocabularyTable",
+    "experimental",
+]

@@ -1,0 +1,239 @@
+"""tapejax.lookup against live TensorFlow: static tables, vocabulary tables with hash
+buckets, mutable tables, their errors, and lookups inside tapejax.function."""
+
+import re
+
+import numpy as np
+import pytest
+import tensorflow as tf_real
+
+import tapejax as tf
+
+pytestmark = pytest.mark.usefixtures("x64")
+
+KEY_DTYPES = ["int32", "int64"]
+VALUE_DTYPES = ["int32", "int64", "float32", "float64"]
+
+
+def _pair(dtype_name):
+    return getattr(tf, dtype_name), getattr(tf_real, dtype_name)
+
+
+def _both(fn):
+    """``fn(module)`` for tapejax and TF; returns (ours, theirs) as NumPy."""
+    return fn(tf), fn(tf_real)
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the type is what is compared
+        # TF numbers its tables' shared names; tapejax's tables have none.
+        return type(e).__name__, re.sub(r'shared_name="\d+"', 'shared_name="0"', str(e))
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize("key_dtype", KEY_DTYPES)
+@pytest.mark.parametrize("value_dtype", VALUE_DTYPES)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4), (2, 3, 2)])
+def test_static_hash_table_lookup(key_dtype, value_dtype, shape):
+    rng = np.random.default_rng(len(shape) * 10 + VALUE_DTYPES.index(value_dtype))
+    keys = rng.permutation(40)[:15] - 20
+    values = rng.integers(-100, 100, size=15)
+    query = rng.integers(-25, 25, size=shape)
+
+    def run(m):
+        kd, vd = getattr(m, key_dtype), getattr(m, value_dtype)
+        init = m.lookup.KeyValueTensorInitializer(m.constant(keys, kd), m.constant(values, vd))
+        table = m.lookup.StaticHashTable(init, m.constant(-7, vd))
+        q = m.constant(query, kd)
+        out = table.lookup(q)
+        return out.numpy(), table[q].numpy(), table.size().numpy(), out.dtype.name
+
+    if (
+        value_dtype
+        not in {"int32": ("int32", "float32", "float64"), "int64": VALUE_DTYPES}[key_dtype]
+    ):
+        assert _error(lambda: run(tf)) == _error(lambda: run(tf_real))
+        return
+    ours, theirs = _both(run)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert np.asarray(a).dtype == np.asarray(b).dtype
+    assert np.isin(query, keys).any() or query.size < 5  # both branches exercised
+
+
+def test_static_hash_table_properties_and_export():
+    keys = np.array([16, 3, 11, 0, 7, 19, 2], np.int64)
+    values = np.arange(7, dtype=np.float32) * 1.5
+
+    def run(m):
+        init = m.lookup.KeyValueTensorInitializer(keys, values)
+        return m.lookup.StaticHashTable(init, -1.0, name="t")
+
+    ours, theirs = _both(run)
+    assert (ours.key_dtype.name, ours.value_dtype.name) == (
+        theirs.key_dtype.name,
+        theirs.value_dtype.name,
+    )
+    assert ours.default_value.numpy() == theirs.default_value.numpy()
+    k, v = ours.export()
+    tk, tv = theirs.export()
+    # TF exports in its hash map's order; tapejax sorts by key: equal as sets of pairs.
+    assert dict(zip(k.numpy().tolist(), v.numpy().tolist(), strict=True)) == dict(
+        zip(tk.numpy().tolist(), tv.numpy().tolist(), strict=True)
+    )
+    np.testing.assert_array_equal(k.numpy(), np.sort(keys))
+    assert not hasattr(ours, "resource_handle")
+
+
+def test_static_hash_table_duplicate_keys():
+    def dup(m, values):
+        return lambda: m.lookup.StaticHashTable(
+            m.lookup.KeyValueTensorInitializer([1, 4, 1], values), 0
+        )
+
+    assert _error(dup(tf, [2, 5, 3])) == _error(dup(tf_real, [2, 5, 3]))
+    # The same value twice is accepted by TF.
+    ours, theirs = _both(lambda m: dup(m, [2, 5, 2])().lookup(m.constant([1, 4, 0])).numpy())
+    np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        lambda m: m.lookup.StaticHashTable(
+            m.lookup.KeyValueTensorInitializer([1, 2], [1, 2]), 0
+        ).lookup(m.constant([1], m.int64)),
+        lambda m: m.lookup.StaticHashTable(
+            m.lookup.KeyValueTensorInitializer(m.constant([1, 2], m.int64), [1, 2]), 0
+        ).lookup(m.constant([1], m.int32)),
+        lambda m: m.lookup.StaticHashTable(
+            m.lookup.KeyValueTensorInitializer([1, 2], [1, 2]), 0
+        ).lookup(m.constant([1.0])),
+        lambda m: m.lookup.StaticHashTable(m.lookup.KeyValueTensorInitializer([1, 2], [1, 2]), 0.5),
+        lambda m: m.lookup.StaticHashTable(
+            m.lookup.KeyValueTensorInitializer([1, 2], [2, 3, 4]), 0
+        ),
+    ],
+    ids=["int64_in_int32", "int32_in_int64", "float_keys", "default_dtype", "value_shape"],
+)
+def test_static_hash_table_errors(case):
+    assert _error(lambda: case(tf)) == _error(lambda: case(tf_real))
+
+
+def test_sparse_keys():
+    def run(m):
+        table = m.lookup.StaticHashTable(m.lookup.KeyValueTensorInitializer([1, 9], [5, 6]), -1)
+        st = m.SparseTensor([[0, 0], [1, 2], [2, 1]], m.constant([1, 9, 4]), [3, 3])
+        out = table.lookup(st)
+        return out.indices.numpy(), out.values.numpy(), out.dense_shape.numpy()
+
+    ours, theirs = _both(run)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("num_oov_buckets", [1, 3, 7, 100])
+def test_static_vocabulary_table_buckets(num_oov_buckets):
+    rng = np.random.default_rng(num_oov_buckets)
+    vocab = np.array([7, 42, -3, 1000, 12345], np.int64)
+    query = np.concatenate(
+        [
+            vocab,
+            rng.integers(-(2**62), 2**62, size=201),
+            rng.integers(-50, 50, size=100),
+            [0, -1, 2**63 - 1, -(2**63)],
+        ]
+    ).reshape(-1, 10)
+
+    def run(m):
+        init = m.lookup.KeyValueTensorInitializer(
+            m.constant(vocab, m.int64), m.constant([0, 1, 2, -1, 4], m.int64)
+        )
+        table = m.lookup.StaticVocabularyTable(init, num_oov_buckets)
+        return table.lookup(m.constant(query, m.int64)).numpy(), table.size().numpy()
+
+    ours, theirs = _both(run)
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    assert ours[1] == theirs[1]
+    oov = ours[0][ours[0] >= len(vocab)]
+    assert np.unique(oov).size >= min(num_oov_buckets, 50)  # the buckets are all reached
+
+
+@pytest.mark.parametrize("key_dtype", ["int32", "int64", "int8", "uint16"])
+def test_static_vocabulary_table_lookup_key_dtype_and_sparse(key_dtype):
+    def run(m):
+        init = m.lookup.KeyValueTensorInitializer(
+            m.constant([7, 42], m.int64), m.constant([0, 1], m.int64)
+        )
+        table = m.lookup.StaticVocabularyTable(init, 5, lookup_key_dtype=getattr(m, key_dtype))
+        dense = table[m.constant([[7, 5], [42, 100]], getattr(m, key_dtype))].numpy()
+        st = m.SparseTensor([[0, 1], [2, 0]], m.constant([42, 3], getattr(m, key_dtype)), [3, 2])
+        sparse = table.lookup(st)
+        return dense, sparse.indices.numpy(), sparse.values.numpy(), table.key_dtype.name
+
+    ours, theirs = _both(run)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        lambda m: m.lookup.StaticVocabularyTable(
+            m.lookup.KeyValueTensorInitializer(m.constant([7], m.int64), m.constant([0], m.int64)),
+            0,
+        ),
+        lambda m: m.lookup.StaticVocabularyTable(
+            m.lookup.KeyValueTensorInitializer(m.constant([7], m.int32), m.constant([0], m.int64)),
+            2,
+        ),
+        lambda m: m.lookup.StaticVocabularyTable(
+            m.lookup.KeyValueTensorInitializer(m.constant([7], m.int64), m.constant([0], m.int32)),
+            2,
+        ),
+        lambda m: m.lookup.StaticVocabularyTable(
+            m.lookup.KeyValueTensorInitializer(m.constant([7], m.int64), m.constant([0], m.int64)),
+            2,
+        ).lookup(m.constant([7], m.int32)),
+        lambda m: m.lookup.StaticVocabularyTable(
+            m.lookup.KeyValueTensorInitializer(m.constant([7], m.int64), m.constant([0], m.int64)),
+            2,
+            lookup_key_dtype=m.float32,
+        ),
+    ],
+    ids=["zero_buckets", "int32_vocab", "int32_ids", "lookup_dtype", "float_lookup_dtype"],
+)
+def test_static_vocabulary_table_errors(case):
+    assert _error(lambda: case(tf)) == _error(lambda: case(tf_real))
+
+
+def test_lookup_inside_function_does_not_retrace():
+    vocab = tf.lookup.StaticVocabularyTable(
+        tf.lookup.KeyValueTensorInitializer(
+            tf.constant([7, 42], tf.int64), tf.constant([0, 1], tf.int64)
+        ),
+        4,
+    )
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(tf.constant([7, 42], tf.int64), [1.5, 2.5]), 0.0
+    )
+    real_vocab = tf_real.lookup.StaticVocabularyTable(
+        tf_real.lookup.KeyValueTensorInitializer(
+            tf_real.constant([7, 42], tf_real.int64), tf_real.constant([0, 1], tf_real.int64)
+        ),
+        4,
+    )
+
+    @tf.function
+    def step(keys):
+        return vocab.lookup(keys), table[keys] * 2.0
+
+    for keys in ([7, 1, 42], [5, 6, 7], [-9, 42, 300]):
+        ids, values = step(tf.constant(keys, tf.int64))
+        np.testing.assert_array_equal(
+            ids.numpy(), real_vocab.lookup(tf_real.constant(keys, tf_real.int64)).numpy()
+        )
+        np.testing.assert_array_equal(values.numpy(), [{7: 3.0, 42: 5.0}.get(k, 0.0) for k in keys])
+    assert step.experimental_get_tracing_count() == 1
