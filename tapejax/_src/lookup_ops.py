@@ -21,9 +21,14 @@ from .conversion import convert_to_tensor
 from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError
 from .ops.fingerprint_ops import fingerprint64_rows
 from .sparse_tensor import SparseTensor, static_value
-from .tensor import wrap
+from .tensor import Tensor, wrap
 
-__all__ = ["KeyValueTensorInitializer", "StaticHashTable", "StaticVocabularyTable"]
+__all__ = [
+    "KeyValueTensorInitializer",
+    "MutableHashTable",
+    "StaticHashTable",
+    "StaticVocabularyTable",
+]
 
 _IMPORT_OP = "LookupTableImportV2"
 _FUNCTION_NODE = (
@@ -411,6 +416,246 @@ class StaticVocabularyTable:
         if isinstance(keys, SparseTensor):
             return SparseTensor(keys.indices, wrap(self._ids(keys.values._value)), keys.dense_shape)
         return wrap(self._ids(keys._value))
+
+    def __getitem__(self, keys):
+        """``table[keys]``, the same as ``table.lookup(keys)``."""
+        return self.lookup(keys)
+
+
+# What TF's CPU kernel ``MutableHashTableV2`` is registered for (strings and variants aside).
+_MUTABLE_DTYPES = {
+    "int64": ("int64", "int32", "float32", "float64"),
+    "int32": ("int32", "float32", "float64"),
+}
+_MUTABLE_KERNEL_LIST = (
+    "All kernels registered for op MutableHashTableV2:\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_INT64]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_INT32]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_FLOAT]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_DOUBLE]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_BOOL]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_VARIANT]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_STRING]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_INT64]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_INT32]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_FLOAT]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_DOUBLE]\n"
+    "  device='CPU'; key_dtype in [DT_INT32]; value_dtype in [DT_INT32]\n"
+    "  device='CPU'; key_dtype in [DT_INT32]; value_dtype in [DT_FLOAT]\n"
+    "  device='CPU'; key_dtype in [DT_INT32]; value_dtype in [DT_DOUBLE]\n"
+)
+
+
+def _op_error(op: str, message: str) -> InvalidArgumentError:
+    return InvalidArgumentError(
+        None,
+        None,
+        f"{{{{function_node __wrapped__{op}_device_/job:localhost/replica:0/task:0/"
+        f"device:CPU:0}}}} {message} [Op:{op}] name: ",
+    )
+
+
+def _convert(value, dtype, name: str):
+    """``convert_to_tensor`` with TF's ``name: `` prefix on a dtype mismatch."""
+    try:
+        return convert_to_tensor(value, dtype=dtype)
+    except ValueError as e:
+        raise ValueError(f"{name}: {e}") from None
+
+
+class MutableHashTable:
+    """A table that ``insert`` and ``remove`` change (``tf.lookup.experimental.MutableHashTable``).
+
+    The table lives on the host, as NumPy arrays; values may be scalars or tensors of the
+    default value's shape.
+
+    Args:
+        key_dtype: the keys' dtype, int32 or int64.
+        value_dtype: the values' dtype.
+        default_value: the value of keys not in the table; its shape is the values' shape.
+        name: the table's name.
+        checkpoint: accepted for TF's signature; tables are not checkpointed here.
+        experimental_is_anonymous: accepted for TF's signature.
+
+    Raises:
+        NotFoundError: TF has no table for this key and value dtype pair (TF's text, but
+            for the shared name).
+
+    .. warning::
+        ``export()`` returns the pairs sorted by key (TF: its hash map's order). A
+        mutable table cannot be used inside ``tapejax.function`` or a JAX transform: its
+        contents change between calls, which a compiled program cannot see; its methods
+        raise ``NotImplementedError`` there.
+
+    Example:
+        >>> import tapejax as tf
+        >>> table = tf.lookup.experimental.MutableHashTable(tf.int32, tf.float32, -1.0)
+        >>> table.insert([1, 2], [10.0, 20.0])
+        >>> table.lookup([2, 3]).numpy()
+        array([20., -1.], dtype=float32)
+    """
+
+    _CREATE_OP = "MutableHashTableV2"
+
+    def __init__(
+        self,
+        key_dtype,
+        value_dtype,
+        default_value,
+        name=None,
+        checkpoint=True,
+        experimental_is_anonymous=False,
+    ):
+        del checkpoint, experimental_is_anonymous
+        self._key_dtype = dtypes.as_dtype(key_dtype)
+        self._value_dtype = dtypes.as_dtype(value_dtype)
+        self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
+        self._value_shape = tuple(self._default_value.shape.as_list())
+        self._name = name
+        self._check_dtypes()
+        self._np_values = np.zeros((0, *self._value_shape), self._default_value._value.dtype)
+        self._np_keys = np.zeros((0,), jnp.asarray(0, self._key_dtype.as_numpy_dtype).dtype)
+
+    def _check_dtypes(self) -> None:
+        if self._value_dtype.name in _MUTABLE_DTYPES.get(self._key_dtype.name, ()):
+            return
+        enum = {"float32": "FLOAT", "float64": "DOUBLE"}
+        k = "DT_" + enum.get(self._key_dtype.name, self._key_dtype.name.upper())
+        v = "DT_" + enum.get(self._value_dtype.name, self._value_dtype.name.upper())
+        raise NotFoundError(
+            None,
+            None,
+            "Could not find device for node: {{node MutableHashTableV2}} = "
+            f'MutableHashTableV2[container="", key_dtype={k}, shared_name="table_0", '
+            f"use_node_name_sharing=false, value_dtype={v}]\n{_MUTABLE_KERNEL_LIST} "
+            "[Op:MutableHashTableV2] name: MutableHashTable",
+        )
+
+    @property
+    def key_dtype(self):
+        """The dtype of the keys."""
+        return self._key_dtype
+
+    @property
+    def value_dtype(self):
+        """The dtype of the values."""
+        return self._value_dtype
+
+    @property
+    def name(self):
+        """The name given to the constructor."""
+        return self._name
+
+    def _host(self, t: Tensor, method: str) -> np.ndarray:
+        value = static_value(t)
+        if value is None:
+            raise NotImplementedError(
+                f"{type(self).__name__}.{method} cannot run inside tapejax.function or a "
+                "JAX transform: the table's contents live on the host and change between "
+                "calls. Call it eagerly, or use a StaticHashTable."
+            )
+        return value
+
+    def _check_key(self, keys: np.ndarray, op: str) -> None:
+        """Hook for the keys a table refuses (DenseHashTable's empty and deleted keys)."""
+        del keys, op
+
+    def size(self, name=None):
+        """The number of keys, an int64 scalar Tensor."""
+        del name
+        return convert_to_tensor(self._np_keys.shape[0], dtype=dtypes.int64)
+
+    def _find(self, keys: np.ndarray):
+        """Indices of ``keys`` in the table, and where they were found."""
+        n = self._np_keys.shape[0]
+        index = np.clip(np.searchsorted(self._np_keys, keys), 0, max(n - 1, 0))
+        found = self._np_keys[index] == keys if n else np.zeros(keys.shape, bool)
+        return index, found
+
+    def insert(self, keys, values, name=None):
+        """Sets the values of ``keys``; of keys given twice, the last value wins.
+
+        Args:
+            keys: keys of any shape, of the table's key dtype.
+            values: values of shape ``keys.shape + value_shape``.
+            name: unused (TF's op name).
+
+        Raises:
+            ValueError: ``keys`` or ``values`` has another dtype (TF's text).
+            InvalidArgumentError: ``values`` has the wrong shape (TF's text).
+        """
+        del name
+        keys_t = _convert(keys, self._key_dtype, "keys")
+        values_t = _convert(values, self._value_dtype, "values")
+        k, v = self._host(keys_t, "insert"), self._host(values_t, "insert")
+        expected = k.shape + self._value_shape
+        if v.shape != expected:
+            raise _op_error(
+                "LookupTableInsertV2",
+                f"Expected shape [{_shape_text(expected)}] for value, got [{_shape_text(v.shape)}]",
+            )
+        self._check_key(k, "LookupTableInsertV2")
+        k = k.reshape(-1)
+        v = v.reshape((k.shape[0], *self._value_shape))
+        # The last of equal keys wins: keep each key's last occurrence.
+        last = k.shape[0] - 1 - np.unique(k[::-1], return_index=True)[1]
+        k, v = k[last], v[last]
+        keep = ~np.isin(self._np_keys, k)
+        all_keys = np.concatenate([self._np_keys[keep], k])
+        all_values = np.concatenate([self._np_values[keep], v.astype(self._np_values.dtype)])
+        order = np.argsort(all_keys, kind="stable")
+        self._np_keys, self._np_values = all_keys[order], all_values[order]
+
+    def remove(self, keys, name=None):
+        """Removes ``keys`` from the table; keys not in it are ignored.
+
+        Raises:
+            TypeError: ``keys`` has another dtype than the table's keys (TF's text).
+        """
+        del name
+        keys_t = convert_to_tensor(keys)
+        if keys_t.dtype != self._key_dtype:
+            raise TypeError(
+                f"Dtype of argument `keys` must be {self._key_dtype}, received: {keys_t.dtype}"
+            )
+        k = self._host(keys_t, "remove")
+        self._check_key(k, "LookupTableRemoveV2")
+        keep = ~np.isin(self._np_keys, k.reshape(-1))
+        self._np_keys, self._np_values = self._np_keys[keep], self._np_values[keep]
+
+    def lookup(self, keys, dynamic_default_values=None, name=None):
+        """The values of ``keys``, of shape ``keys.shape + value_shape``.
+
+        Args:
+            keys: keys of any shape, of the table's key dtype.
+            dynamic_default_values: the values of absent keys, of the default value's
+                shape or the result's; by default the table's default value.
+            name: unused (TF's op name).
+
+        Raises:
+            ValueError: ``keys`` has another dtype (TF's text).
+        """
+        del name
+        keys_t = _convert(keys, self._key_dtype, "keys")
+        k = self._host(keys_t, "lookup")
+        self._check_key(k, "LookupTableFindV2")
+        default = self._default_value
+        if dynamic_default_values is not None:
+            default = convert_to_tensor(dynamic_default_values, dtype=self._value_dtype)
+        default = self._host(default, "lookup")
+        index, found = self._find(k)
+        present = self._np_values[index] if self._np_keys.shape[0] else None
+        out_shape = k.shape + self._value_shape
+        result = np.broadcast_to(default, out_shape).copy()
+        if present is not None:
+            mask = found.reshape(found.shape + (1,) * len(self._value_shape))
+            result = np.where(np.broadcast_to(mask, out_shape), present, result)
+        return wrap(jnp.asarray(result, self._np_values.dtype))
+
+    def export(self, name=None):
+        """The keys and their values, as two Tensors, sorted by key."""
+        del name
+        return wrap(jnp.asarray(self._np_keys)), wrap(jnp.asarray(self._np_values))
 
     def __getitem__(self, keys):
         """``table[keys]``, the same as ``table.lookup(keys)``."""

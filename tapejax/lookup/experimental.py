@@ -1,6 +1,9 @@
-"""``tf.lookup.experimental``: mutable tables.
+"""``tf.lookup.experimental``: tables that ``insert`` and ``remove`` change.
 
-Not provided yet: ``MutableHashTable``, ``DenseHashTable``, ``DatasetInitializer``.
+``DenseHashTable`` is not provided: its ``export`` is TF's bucket array, whose layout
+comes from TF's hash function (``docs/compat.md``).
 """
 
-__all__: list[str] = []
+from tapejax._src.lookup_ops import MutableHashTable
+
+__all__ = ["MutableHashTable"]
