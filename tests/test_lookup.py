@@ -209,6 +209,14 @@ def test_static_vocabulary_table_errors(case):
     assert _error(lambda: case(tf)) == _error(lambda: case(tf_real))
 
 
+def test_static_vocabulary_table_without_initializer_is_not_provided():
+    # TF's table without an initializer takes string keys only.
+    real = tf_real.lookup.StaticVocabularyTable(None, 3, lookup_key_dtype=tf_real.int64)
+    assert real.key_dtype == tf_real.string
+    with pytest.raises(NotImplementedError, match="tapejax has no string tensors"):
+        tf.lookup.StaticVocabularyTable(None, 3, lookup_key_dtype=tf.int64)
+
+
 def test_lookup_inside_function_does_not_retrace():
     vocab = tf.lookup.StaticVocabularyTable(
         tf.lookup.KeyValueTensorInitializer(

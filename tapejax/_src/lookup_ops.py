@@ -291,9 +291,7 @@ class StaticVocabularyTable:
     -1) gets ``vocab_size + Fingerprint64(str(key)) % num_oov_buckets``, TF's ids.
 
     Args:
-        initializer: a ``KeyValueTensorInitializer`` with int64 keys and values, or None
-            (every key is hashed; lookup keys are then strings in TF, which tapejax
-            cannot have, so ``lookup_key_dtype`` must be an integer dtype).
+        initializer: a ``KeyValueTensorInitializer`` with int64 keys and values.
         num_oov_buckets: the number of buckets, > 0.
         lookup_key_dtype: the dtype of the keys ``lookup`` takes, any integer dtype;
             by default the initializer's.
@@ -304,6 +302,7 @@ class StaticVocabularyTable:
         ValueError: ``num_oov_buckets`` is not positive (TF's text).
         TypeError: the initializer's keys or values are not int64, or
             ``lookup_key_dtype`` is not an integer dtype (TF's texts).
+        NotImplementedError: ``initializer`` is None: TF's table then takes string keys.
 
     Example:
         >>> import tapejax as tf
@@ -352,13 +351,11 @@ class StaticVocabularyTable:
                 initializer, -1, experimental_is_anonymous=experimental_is_anonymous
             )
         else:
-            self._table = None
-            name = name or "hash_bucket"
-            if lookup_key_dtype is None:
-                raise TypeError(
-                    "tapejax has no string tensors: a StaticVocabularyTable without an "
-                    "initializer needs an integer `lookup_key_dtype`."
-                )
+            raise NotImplementedError(
+                "StaticVocabularyTable without an initializer hashes string keys (TF sets "
+                "its key dtype to tf.string), and tapejax has no string tensors. Pass a "
+                "KeyValueTensorInitializer with int64 keys."
+            )
         if not lookup_key_dtype.is_integer:
             raise TypeError(
                 f"Invalid `key_dtype`, expected integer or string, got {lookup_key_dtype}"
@@ -385,7 +382,7 @@ class StaticVocabularyTable:
     def size(self, name=None):
         """The vocabulary size plus the number of buckets, an int64 scalar Tensor."""
         del name
-        vocab = 0 if self._table is None else self._table._keys.shape[0]
+        vocab = self._table._keys.shape[0]
         return convert_to_tensor(vocab + self._num_oov_buckets, dtype=dtypes.int64)
 
     def _ids(self, keys):
@@ -399,8 +396,6 @@ class StaticVocabularyTable:
             buckets = jax.pure_callback(buckets_of, result, keys, vmap_method="sequential")
         else:
             buckets = jnp.asarray(buckets_of(keys))
-        if self._table is None:
-            return buckets
         table_keys = keys.astype(self._table._keys.dtype)
         ids = self._table._lookup_array(table_keys).astype(id_dtype)
         return jnp.where(ids != -1, ids, buckets + self._table._keys.shape[0])
