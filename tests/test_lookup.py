@@ -122,6 +122,16 @@ def test_static_hash_table_errors(case):
     assert _error(lambda: case(tf)) == _error(lambda: case(tf_real))
 
 
+def test_python_list_keys():
+    def table(m):
+        return m.lookup.StaticHashTable(m.lookup.KeyValueTensorInitializer([1, 2], [5, 6]), 0)
+
+    # TF reads ``keys.dtype`` before converting; tapejax converts lists as TF's ops do.
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'dtype'"):
+        table(tf_real).lookup([1, 3])
+    np.testing.assert_array_equal(table(tf).lookup([1, 3]).numpy(), [5, 0])
+
+
 def test_sparse_keys():
     def run(m):
         table = m.lookup.StaticHashTable(m.lookup.KeyValueTensorInitializer([1, 9], [5, 6]), -1)
