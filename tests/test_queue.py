@@ -301,3 +301,22 @@ def test_no_queue_ref_or_shared_name():
     with pytest.raises(NotImplementedError, match="shared_name"):
         tf.queue.FIFOQueue(3, tf.int32, shared_name="s")
     assert isinstance(q, tf.queue.QueueBase)
+
+
+def test_kinds_are_queue_bases_as_in_tf():
+    ours = [
+        tf.queue.FIFOQueue,
+        tf.queue.PaddingFIFOQueue,
+        tf.queue.PriorityQueue,
+        tf.queue.RandomShuffleQueue,
+    ]
+    theirs = [
+        tf_real.queue.FIFOQueue,
+        tf_real.queue.PaddingFIFOQueue,
+        tf_real.queue.PriorityQueue,
+        tf_real.queue.RandomShuffleQueue,
+    ]
+    assert [issubclass(c, tf.queue.QueueBase) for c in ours] == [
+        issubclass(c, tf_real.queue.QueueBase) for c in theirs
+    ]
+    assert [c.__name__ for c in ours] == [c.__name__ for c in theirs]

@@ -46,6 +46,7 @@ NAMESPACES = (
     "train",
     "quantization",
     "data",
+    "queue",
     "summary",
     "autograph",
     "experimental.dlpack",  # before "experimental", as "io.gfile"
