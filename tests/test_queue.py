@@ -264,9 +264,34 @@ def test_random_shuffle_properties():
     assert again.dequeue_many(3).numpy().tolist() == first
 
 
-def test_random_shuffle_capacity_check():
-    with pytest.raises(tf.errors.InvalidArgumentError, match="min_after_dequeue"):
-        tf.queue.RandomShuffleQueue(2, 2, tf.int32)
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda m: m.queue.RandomShuffleQueue(2, 2, m.int32),
+        lambda m: m.queue.FIFOQueue(3, m.int32, shapes=[]).dequeue_many(-1),
+        lambda m: m.queue.FIFOQueue(3, m.int32, shapes=[]).dequeue_up_to(-2),
+    ],
+    ids=["min_after_dequeue", "many_negative", "up_to_negative"],
+)
+def test_invalid_argument_texts_match_tf(call):
+    texts = []
+    for mod in (tf, tf_real):
+        with pytest.raises(mod.errors.InvalidArgumentError) as e:
+            call(mod)
+        texts.append(str(e.value).split("}} ")[-1].split(" [Op:")[0])
+    assert texts[0] == texts[1]
+
+
+def test_dequeue_many_zero_and_result_dtypes_match_tf():
+    got = []
+    for mod in (tf, tf_real):
+        q = mod.queue.FIFOQueue(3, [mod.int32, mod.float32], shapes=[[2], []])
+        empty = q.dequeue_many(0)
+        got.append(
+            [(e.shape.as_list(), e.dtype.name) for e in empty]
+            + [q.size().dtype.name, q.is_closed().dtype.name]
+        )
+    assert got[0] == got[1]
 
 
 def test_constructor_errors_match_tf():
@@ -320,3 +345,14 @@ def test_kinds_are_queue_bases_as_in_tf():
         issubclass(c, tf_real.queue.QueueBase) for c in theirs
     ]
     assert [c.__name__ for c in ours] == [c.__name__ for c in theirs]
+
+
+def test_priority_dtype_follows_64_bit_mode():
+    import jax
+
+    q = tf.queue.PriorityQueue(3, [tf.int32], shapes=[[]])
+    q.enqueue((2**20, 1))
+    priority, _ = q.dequeue()
+    want = tf.int64 if jax.config.jax_enable_x64 else tf.int32
+    assert priority.dtype == want and int(priority) == 2**20
+    assert q.dtypes[0] == tf.int64

@@ -321,9 +321,8 @@ class QueueBase:
         self._batch_shapes_known()
         n = int(np.asarray(n))
         if n < 0:
-            raise InvalidArgumentError(
-                None, None, f"{op.title().replace('_', '')} requested {n} < 0 elements"
-            )
+            op_name = "DequeueUpToOp" if up_to else "DequeueManyOp"
+            raise InvalidArgumentError(None, None, f"{op_name} requested {n} < 0 elements")
         return self._result(self._stack(self._dequeue_elements(n, up_to)))
 
     def dequeue_many(self, n, name=None):
@@ -533,7 +532,7 @@ class RandomShuffleQueue(QueueBase):
             raise InvalidArgumentError(
                 None,
                 None,
-                f"min_after_dequeue ({min_after_dequeue}) must be less than capacity ({capacity})",
+                f"min_after_dequeue {min_after_dequeue} must be < capacity {capacity}",
             )
         self._min_after_dequeue = min_after_dequeue
         self._rng = np.random.default_rng(seed)
