@@ -381,7 +381,7 @@ class FIFOQueue(QueueBase):
     """A queue that gives its elements in the order they came (``tf.queue.FIFOQueue``).
 
     >>> q = FIFOQueue(3, "int32", shapes=[[]])
-    >>> q.enqueue_many([1, 2, 3])
+    >>> q.enqueue_many(([1, 2, 3],))
     >>> q.dequeue_many(2).numpy().tolist()
     [1, 2]
     """
