@@ -17,7 +17,7 @@ def _make(mod, kind, dtypes, shapes):
     return getattr(mod.queue, kind)(10, dtypes, shapes=shapes)
 
 
-def _run(fn, timeout=5):
+def _run(fn):
     box = {}
 
     def target():
