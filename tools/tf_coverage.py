@@ -48,6 +48,7 @@ NAMESPACES = (
     "data",
     "lookup.experimental",  # before "lookup", as "io.gfile"
     "lookup",
+    "queue",
     "summary",
     "autograph",
     "experimental.dlpack",  # before "experimental", as "io.gfile"
