@@ -13,6 +13,7 @@ import zlib
 
 import numpy as np
 
+from ..dtypes import _ENUMS
 from .protowire import bytes_field, double_field, varint_field
 
 __all__ = [
@@ -24,25 +25,9 @@ __all__ = [
     "tensor_proto",
 ]
 
-# DataType enum values (tensorflow/core/framework/types.proto).
-_DTYPE_ENUM = {
-    "float32": 1,
-    "float64": 2,
-    "int32": 3,
-    "uint8": 4,
-    "int16": 5,
-    "int8": 6,
-    "complex64": 8,
-    "int64": 9,
-    "bool": 10,
-    "bfloat16": 14,
-    "uint16": 17,
-    "complex128": 18,
-    "float16": 19,
-    "uint32": 22,
-    "uint64": 23,
-}
-_DT_STRING = 7
+# DataType enum values (tensorflow/core/framework/types.proto), as ``DType`` numbers them.
+_DTYPE_ENUM = _ENUMS
+_DT_STRING = _ENUMS["string"]
 
 
 def _shape_proto(shape) -> bytes:
