@@ -26,6 +26,16 @@ def _shape(value) -> tuple:
     return tuple(value.shape)
 
 
+def _check_rank(value, rank: int) -> None:
+    """TF's ``assert_rank`` text, as its image and audio summaries raise it."""
+    shape = _shape(value)
+    if len(shape) != rank:
+        raise ValueError(
+            f"Tensor  must have rank {rank}.  Received rank {len(shape)}, "
+            f"shape {TensorShape(shape)}"
+        )
+
+
 def scalar(name, data, step=None, description=None) -> Tensor:
     """Writes a scalar summary, stored as float32 (``tf.summary.scalar``).
 
@@ -170,11 +180,7 @@ def image(name, data, step=None, max_outputs=3, description=None) -> Tensor:
 
         def make():
             value = host_array(data)
-            if len(_shape(value)) != 4:
-                raise ValueError(
-                    f"Tensor  must have rank 4.  Received rank {len(_shape(value))}, "
-                    f"shape {TensorShape(_shape(value))}"
-                )
+            _check_rank(value, 4)
             if int(max_outputs) < 0:
                 raise InvalidArgumentError(
                     None,
@@ -260,11 +266,7 @@ def audio(
 
         def make():
             value = host_array(data)
-            if len(_shape(value)) != 3:
-                raise ValueError(
-                    f"Tensor  must have rank 3.  Received rank {len(_shape(value))}, "
-                    f"shape {TensorShape(_shape(value))}"
-                )
+            _check_rank(value, 3)
 
             def encode(clips):
                 wavs = [records.encode_wav(c, rate) for c in clips[: int(max_outputs)]]
