@@ -218,6 +218,11 @@ PIPELINES = [
             _gen, output_signature=(tf.TensorSpec([None]), tf.TensorSpec([], tf.int64))
         ).map(lambda v, n: (v * 2.0, tf.cast(n, tf.float32) + tf.reduce_sum(v))),
     ),
+    (
+        "map_compiled_per_batch_shape",
+        lambda tf: tf.data.Dataset.range(10).batch(3).map(lambda b: b * 2 + tf.reduce_sum(b)),
+    ),
+    ("filter_unknown_dims", lambda tf: _fill(tf).filter(lambda v: tf.reduce_sum(v) > 3.0)),
     ("map_unknown_dims", lambda tf: _fill(tf).map(lambda v: tf.concat([v, v], 0))),
     ("map_value_dependent_shape", lambda tf: _fill(tf)),
     ("filter", lambda tf: tf.data.Dataset.range(10).filter(lambda x: x % 3 == 0)),
@@ -972,6 +977,32 @@ def test_map_function_is_traced_once_for_a_thousand_elements():
         total = sum(float(tapejax.reduce_sum(x)) for x, _ in ds)
         assert total == pytest.approx(float(np.sum(images / np.float32(255))), rel=1e-5)
         assert traces == [True]  # one trace, on symbolic tensors; none per element
+
+
+@pytest.mark.parametrize("lengths, traces", [(3, 3), (12, 8)])
+def test_map_with_unknown_dims_is_traced_once_per_element_shape(lengths, traces):
+    """Two traces find the spec; then one per element shape, for at most 8 shapes (the
+    elements of further shapes run eagerly, once each per epoch)."""
+
+    def build(tf, calls):
+        def fn(v, n):
+            calls.append(1)
+            return v * 2.0, n + 1
+
+        return tf.data.Dataset.from_generator(
+            lambda: ((np.ones(k % lengths, np.float32), k) for k in range(2 * lengths)),
+            output_signature=(tf.TensorSpec([None]), tf.TensorSpec([], tf.int64)),
+        ).map(fn)
+
+    check_same_dataset(lambda fw: build(fw, []))
+    calls = []
+    ds = build(tapejax, calls)
+    assert len(calls) == 2
+    eager_per_epoch = 2 * (lengths - traces)
+    list(ds)
+    assert len(calls) == 2 + traces + eager_per_epoch
+    list(ds)
+    assert len(calls) == 2 + traces + 2 * eager_per_epoch
 
 
 def test_map_reading_a_variable_sees_its_value_each_epoch_as_tfs():

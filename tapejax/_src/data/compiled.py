@@ -4,7 +4,8 @@ compiled, as TF traces it once into a graph.
 The one trace, on abstract elements of the input's element spec, also gives the output
 spec. The program runs on each element, or, where pulling elements ahead of need cannot
 be observed (the input runs no Python code of the user's), vmapped over blocks of
-elements stacked on the host.
+elements stacked on the host. A spec with unknown dims is traced twice for the output
+spec (as ``structure.trace_output``), then once per element shape.
 
 It must never compile a function whose result can differ from running it eagerly on
 each element: a function that reads or assigns a Variable (a random stream is one),
@@ -28,6 +29,8 @@ from . import structure
 # may hold: big elements go in smaller blocks.
 _BLOCK_ELEMENTS = 256
 _BLOCK_BYTES = 32 * 2**20
+# Element shapes a function whose input spec leaves a dim unknown is compiled for, at most.
+_MAX_SHAPES = 8
 
 
 class Traced:
@@ -144,11 +147,63 @@ class Traced:
             yield element, structure.pack(self._out_tree, [o[i, ...] for o in outs])
 
 
+class TracedPerShape:
+    """``fn`` on the elements of ``spec``, which leaves a dim unknown: its output spec
+    from two traces with the unknown dims at sizes 2 and 3 (dims of the result that
+    change with them are unknown), and, when both are safe to run compiled, one program
+    per element shape met, traced when first met, for at most ``_MAX_SHAPES`` shapes
+    (the others run eagerly, as a function of many shapes would compile too often)."""
+
+    def __init__(self, fn, spec):
+        self._fn = fn
+        self._spec = spec
+        small, large = (Traced(fn, _sized(spec, size)) for size in (2, 3))
+        self.out_spec = structure.relax_found(small.out_spec, large.out_spec)
+        self.compiled = small.compiled and large.compiled
+        self._programs: dict = {}  # element shapes -> Traced, or None (runs eagerly)
+
+    def _program(self, leaves):
+        key = tuple(a.shape for a in leaves)
+        if key in self._programs:
+            return self._programs[key]
+        program = None
+        if len(self._programs) < _MAX_SHAPES:
+            specs = [
+                TensorSpec(a.shape, s.dtype) for a, s in zip(leaves, structure.flatten(self._spec))
+            ]
+            try:
+                program = Traced(self._fn, structure.pack(self._spec, specs))
+            except Exception:  # noqa: BLE001 - a shape the function cannot trace runs eagerly
+                program = None
+            if program is not None and not program.compiled:
+                program = None
+        self._programs[key] = program
+        return program
+
+    def results(self, elements, eager, prefetchable):
+        """``(element, result)`` pairs for the host ``elements``, in order, each from the
+        program of its shape, or from ``eager(element)``."""
+        for element in elements:
+            program = self._program(structure.flatten(element))
+            if program is None:
+                yield element, eager(element)
+            else:
+                yield element, program._run_one(element, eager)
+
+
+def _sized(spec, size):
+    return structure.map_structure(
+        lambda s: TensorSpec([size if d is None else d for d in s.shape.as_list()], s.dtype), spec
+    )
+
+
 def trace(fn, spec):
-    """``Traced(fn, spec)``, or None where ``spec`` leaves a dim unknown (the function is
-    then traced for its output spec only, as before, and runs eagerly). Raises what the
-    trace raises."""
-    for s in structure.flatten(spec):
-        if not s.shape.is_fully_defined():
-            return None
-    return Traced(fn, spec)
+    """``fn`` traced on the elements of ``spec``: a ``Traced``, a ``TracedPerShape`` where
+    ``spec`` leaves a dim unknown, or None where it leaves a rank unknown. Raises what
+    the trace raises."""
+    leaves = structure.flatten(spec)
+    if any(s.shape.rank is None for s in leaves):
+        return None
+    if all(s.shape.is_fully_defined() for s in leaves):
+        return Traced(fn, spec)
+    return TracedPerShape(fn, spec)

@@ -90,12 +90,14 @@ class Transformations:
 
         As TF, ``map_func`` is traced once, when ``map`` is called, on abstract elements
         (its Python code runs then, not per element), and runs compiled by XLA on the
-        host, over blocks of elements at a time where the input allows. It runs eagerly
-        per element instead, in order, where compiling could change its results: when it
-        reads or assigns a Variable, draws stateful random numbers, holds an assertion or
-        a ``numpy_function``/``py_function``/``tf.print``, cannot be traced (Python
-        control flow on tensor values, ``.numpy()``), or when the input's element spec
-        leaves a dim unknown. ``num_parallel_calls``, ``deterministic`` and
+        host, over blocks of elements at a time where the input allows. Where the input's
+        element spec leaves a dim unknown, it is traced twice when ``map`` is called (for
+        the output spec), then once per element shape met, for 8 shapes at most. It runs
+        eagerly per element instead, in order, where compiling could change its results:
+        when it reads or assigns a Variable, draws stateful random numbers, holds an
+        assertion or a ``numpy_function``/``py_function``/``tf.print``, or cannot be
+        traced (Python control flow on tensor values, ``.numpy()``); and for elements of
+        shapes past the 8th. ``num_parallel_calls``, ``deterministic`` and
         ``synchronous`` are accepted and change nothing (the order is always the input's).
 
         Example:
