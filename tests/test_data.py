@@ -219,6 +219,12 @@ PIPELINES = [
         ).map(lambda v, n: (v * 2.0, tf.cast(n, tf.float32) + tf.reduce_sum(v))),
     ),
     (
+        "map_compiled_captured_array",
+        lambda tf: tf.data.Dataset.range(300).map(
+            lambda x: tf.cast(x, tf.float32) * tf.constant(np.arange(4.0, dtype=np.float32))
+        ),
+    ),
+    (
         "map_compiled_per_batch_shape",
         lambda tf: tf.data.Dataset.range(10).batch(3).map(lambda b: b * 2 + tf.reduce_sum(b)),
     ),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import jax
 import numpy as np
-from jax.extend.core import jaxpr_as_fun
+from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
 
 from .. import execution, recorder
 from ..binding import VariableWatcher
@@ -73,9 +73,14 @@ class Traced:
         if not self.compiled:
             return
         self._out_tree = structure.map_structure(lambda _: None, out)
-        body = jaxpr_as_fun(closed)
+        jaxpr, self._consts = closed.jaxpr, closed.consts
+
+        def body(consts, *arrays):
+            # Captured arrays are arguments, not constants XLA would fold into the program.
+            return jaxpr_as_fun(ClosedJaxpr(jaxpr, consts))(*arrays)
+
         self._one = jax.jit(body)
-        self._block = jax.jit(jax.vmap(body))
+        self._block = jax.jit(jax.vmap(body, in_axes=(None,) + (0,) * len(leaves)))
         per_element = sum(int(np.prod(s, dtype=np.int64)) * d.itemsize for s, d in self._in_avals)
         per_element += sum(
             int(np.prod(t.shape, dtype=np.int64)) * t.dtype.itemsize for t in closed.out_avals
@@ -121,7 +126,7 @@ class Traced:
         leaves = structure.flatten(element)
         if not self._fits(leaves):
             return eager(element)
-        return self._unpack(self._one(*leaves))
+        return self._unpack(self._one(self._consts, *leaves))
 
     def _run_block(self, block, eager):
         flat = [structure.flatten(e) for e in block]
@@ -137,7 +142,7 @@ class Traced:
             parts.extend(parts[-1:] * (self._block_size - n))
             stacked.append(np.stack(parts))
         try:
-            outs = [np.asarray(o) for o in self._block(*stacked)]
+            outs = [np.asarray(o) for o in self._block(self._consts, *stacked)]
         except Exception:  # noqa: BLE001 - a program JAX cannot vmap runs per element
             self._block_size = 1
             for element in block:
