@@ -1011,6 +1011,24 @@ def test_map_with_unknown_dims_is_traced_once_per_element_shape(lengths, traces)
     assert len(calls) == 2 + traces + 2 * eager_per_epoch
 
 
+def test_compiled_map_float_results_are_tfs_within_rounding():
+    """XLA may fuse a multiply and an add, and sum a reduction over a block in another
+    order: the results are TF's within a float's rounding (docs/compat.md)."""
+    values = np.random.default_rng(0).standard_normal((300, 8)).astype(np.float32)
+
+    def build(tf):
+        return tf.data.Dataset.from_tensor_slices(values).map(
+            lambda v: (v * 0.3 + 0.1, tf.reduce_sum(v * v), tf.exp(v) / tf.reduce_max(v))
+        )
+
+    got, want = list(build(tapejax)), list(build(tensorflow))
+    assert len(got) == len(want) == 300
+    for g, w in zip(got, want):
+        for a, b in zip(g, w):
+            assert a.dtype.name == b.dtype.name and a.shape.as_list() == b.shape.as_list()
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=2e-6, atol=1e-6)
+
+
 def test_map_reading_a_variable_sees_its_value_each_epoch_as_tfs():
     def epochs(fw):
         v = fw.Variable(1.0)

@@ -108,7 +108,9 @@ class Transformations:
 
         .. warning:: Where ``map_func`` runs eagerly (see above), its Python side effects
            happen at each element (and once or twice when ``map`` is called, to find the
-           element spec), and each element costs its eager ops.
+           element spec), and each element costs its eager ops. Where it runs compiled,
+           float results may differ from TF's in the last bits: XLA may fuse ops (a
+           multiply and an add rounded once), as for any compiled program.
         """
         fn = _map_output(map_func)
         traced, spec = _compiled_or_spec(self, fn)
