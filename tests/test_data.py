@@ -1126,6 +1126,26 @@ def test_compiled_map_does_not_pull_a_generator_ahead():
     assert got_log == [0, 1, 2] and want_log[:3] == got_log
 
 
+def test_a_map_of_many_shapes_is_not_pulled_ahead_by_a_compiled_map():
+    """A map whose input leaves a dim unknown runs the Python function for each new shape
+    (a trace, or eagerly past 8 shapes): a compiled map after it pulls its elements one
+    at a time, as needed."""
+    calls = []
+
+    def fn(v):
+        calls.append(1)
+        return tapejax.reduce_sum(v + 1.0)
+
+    ds = tapejax.data.Dataset.from_tensors(np.zeros(0, np.float32))
+    for n in range(1, 12):
+        ds = ds.concatenate(tapejax.data.Dataset.from_tensors(np.zeros(n, np.float32)))
+    ds = ds.map(fn)
+    assert len(calls) == 2
+    assert repr(ds.element_spec) == "TensorSpec(shape=(), dtype=tf.float32, name=None)"
+    got = [float(x) for x in ds.map(lambda x: x * 2.0).take(3)]
+    assert got == [0.0, 2.0, 4.0] and len(calls) == 2 + 3
+
+
 def test_compiled_map_over_blocks_raises_an_input_error_after_the_elements_before_it():
     from tapejax._src.data import compiled, structure
 

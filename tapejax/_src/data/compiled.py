@@ -63,6 +63,9 @@ class Traced:
         self.out_spec = structure.map_structure(
             lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, out
         )
+        # Whether running it on elements runs no Python code of the user's (its input's
+        # elements always fit the trace: the eager fallback is for those that would not).
+        self.pure = True
         out_leaves = structure.flatten(out)
         self.compiled = (
             not watcher.touched
@@ -165,6 +168,8 @@ class TracedPerShape:
         small, large = (Traced(fn, _sized(spec, size)) for size in (2, 3))
         self.out_spec = structure.relax_found(small.out_spec, large.out_spec)
         self.compiled = small.compiled and large.compiled
+        # A new element shape runs the Python function again (to trace it, or eagerly).
+        self.pure = False
         self._programs: dict = {}  # element shapes -> Traced, or None (runs eagerly)
 
     def _program(self, leaves):

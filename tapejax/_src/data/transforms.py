@@ -126,7 +126,7 @@ class Transformations:
 
             return self._derive(make_iterator, spec)
 
-        prefetchable = self._prefetchable
+        prefetchable = self._prefetchable and traced.pure
 
         def make_compiled_iterator():
             for _, out in traced.results(iter(self._elements()), eager, prefetchable):
@@ -160,7 +160,7 @@ class Transformations:
 
             return self._derive(make_iterator, cardinality=UNKNOWN)
 
-        prefetchable = self._prefetchable
+        prefetchable = self._prefetchable and traced.pure
 
         def make_compiled_iterator():
             for element, keep in traced.results(iter(self._elements()), eager, prefetchable):
