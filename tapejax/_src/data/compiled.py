@@ -7,10 +7,11 @@ be observed (the input runs no Python code of the user's), vmapped over blocks o
 elements stacked on the host. A spec with unknown dims is traced twice for the output
 spec (as ``structure.trace_output``), then once per element shape.
 
-It must never compile a function whose result can differ from running it eagerly on
-each element: a function that reads or assigns a Variable (a random stream is one),
-traces a run-time check or a host callback with effects (asserts, ``numpy_function``,
-``tf.print``), or cannot be traced, runs eagerly per element as before.
+It must never compile a function whose results could differ from running it eagerly on
+each element (beyond a float's rounding, where XLA fuses ops): a function that reads or
+assigns a Variable (a random stream is one), traces a run-time check or a host callback
+(asserts, ``numpy_function``, ``tf.print``), or cannot be traced, runs eagerly per
+element as before.
 """
 
 from __future__ import annotations
