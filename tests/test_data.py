@@ -1105,6 +1105,19 @@ def test_map_calling_python_runs_it_per_element_as_tfs(fn):
     assert run(tapejax) == run(tensorflow) == [1, 2, 3, 4]
 
 
+def test_map_printing_prints_each_element_as_tfs(capfd):
+    import sys
+
+    for fw in (tapejax, tensorflow):
+        ds = fw.data.Dataset.range(3).map(
+            lambda x, fw=fw: (fw.print("element", x, output_stream=sys.stdout), x + 1)[1]
+        )
+        assert [int(x) for x in ds] == [1, 2, 3]
+        sys.stdout.flush()
+        printed = [line for line in capfd.readouterr().out.splitlines() if line]
+        assert printed == ["element 0", "element 1", "element 2"], fw.__name__
+
+
 def test_compiled_map_does_not_pull_a_generator_ahead():
     """Elements of a Python generator are pulled one at a time, as they are needed (TF's
     from_generator runs one element ahead)."""
