@@ -161,6 +161,74 @@ PIPELINES = [
             deterministic=True,
         ),
     ),
+    (
+        "map_compiled_cast_scale",
+        lambda tf: tf.data.Dataset.from_tensor_slices(
+            (np.arange(96, dtype=np.uint8).reshape(6, 4, 4), np.arange(6))
+        ).map(lambda x, y: (tf.cast(x, tf.float32) / 256 - 0.5, y)),
+    ),
+    (
+        "map_compiled_dict_to_dict",
+        lambda tf: tf.data.Dataset.from_tensor_slices(
+            {"a": np.arange(8.0, dtype=np.float32).reshape(4, 2), "b": [1, 2, 3, 4]}
+        ).map(lambda d: {"s": d["a"] * tf.cast(d["b"], tf.float32), "n": d["b"] - 1}),
+    ),
+    (
+        "map_compiled_many_blocks",
+        lambda tf: (
+            tf.data.Dataset.range(700)
+            .map(lambda x: (x * x, tf.math.sqrt(tf.cast(x, tf.float32))))
+            .batch(100)
+        ),
+    ),
+    (
+        "map_compiled_after_repeat_take_skip",
+        lambda tf: tf.data.Dataset.range(5).repeat(3).skip(2).take(9).map(lambda x: x - 1),
+    ),
+    (
+        "map_compiled_before_repeat_and_batch",
+        lambda tf: tf.data.Dataset.range(5).map(lambda x: tf.stack([x, -x])).repeat(2).batch(4),
+    ),
+    (
+        "map_compiled_after_batch_drop_remainder",
+        lambda tf: (
+            tf.data.Dataset.range(10)
+            .batch(3, drop_remainder=True)
+            .map(lambda b: (tf.reduce_sum(b), tf.reverse(b, [0])))
+        ),
+    ),
+    (
+        "map_compiled_chain_with_filter",
+        lambda tf: (
+            tf.data.Dataset.range(30)
+            .map(lambda x: x * 7 % 11)
+            .filter(lambda x: x > 4)
+            .map(lambda x: tf.cast(x, tf.float32))
+        ),
+    ),
+    (
+        "map_compiled_after_generator",
+        lambda tf: tf.data.Dataset.from_generator(
+            lambda: iter(range(5)), output_signature=tf.TensorSpec([], tf.int64)
+        ).map(lambda x: x + 10),
+    ),
+    (
+        "map_per_element_shapes_from_generator",
+        lambda tf: tf.data.Dataset.from_generator(
+            _gen, output_signature=(tf.TensorSpec([None]), tf.TensorSpec([], tf.int64))
+        ).map(lambda v, n: (v * 2.0, tf.cast(n, tf.float32) + tf.reduce_sum(v))),
+    ),
+    (
+        "map_compiled_captured_array",
+        lambda tf: tf.data.Dataset.range(300).map(
+            lambda x: tf.cast(x, tf.float32) * tf.constant(np.arange(4.0, dtype=np.float32))
+        ),
+    ),
+    (
+        "map_compiled_per_batch_shape",
+        lambda tf: tf.data.Dataset.range(10).batch(3).map(lambda b: b * 2 + tf.reduce_sum(b)),
+    ),
+    ("filter_unknown_dims", lambda tf: _fill(tf).filter(lambda v: tf.reduce_sum(v) > 3.0)),
     ("map_unknown_dims", lambda tf: _fill(tf).map(lambda v: tf.concat([v, v], 0))),
     ("map_value_dependent_shape", lambda tf: _fill(tf)),
     ("filter", lambda tf: tf.data.Dataset.range(10).filter(lambda x: x % 3 == 0)),
@@ -819,19 +887,6 @@ def test_options_are_kept():
     assert tapejax.data.Options().deterministic is None
 
 
-def test_map_function_gets_eager_tensors_per_element():
-    seen = []
-
-    def fn(x):
-        seen.append(x)
-        return x * 2
-
-    ds = tapejax.data.Dataset.range(3).map(fn)
-    traced = len(seen)  # the abstract run that finds the element spec
-    assert [int(x) for x in ds] == [0, 2, 4]
-    assert [int(x) for x in seen[traced:]] == [0, 1, 2]
-
-
 def test_map_does_not_record_on_an_active_tape():
     x = tapejax.Variable(2.0)
     with tapejax.GradientTape() as tape:
@@ -850,6 +905,276 @@ def test_map_assigning_a_variable_is_not_left_with_a_tracer():
     ds = tapejax.data.Dataset.range(3).map(fn)
     assert int(counter) == 0  # the abstract run is undone
     assert len(list(ds)) == 3 and int(counter) == 3
+
+
+# -- map and filter traced once -----------------------------------------------------------
+
+
+def _calls_and_values(fw, build_fn, build, epochs=2):
+    """How often the function ``build_fn(fw, calls)`` gives ran (its Python body appends
+    to ``calls``) after ``build(fw, fn)`` and after each of ``epochs`` iterations, and the
+    values (as lists) of each epoch."""
+    calls = []
+    ds = build(fw, build_fn(fw, calls))
+    counts, values = [len(calls)], []
+    for _ in range(epochs):
+        values.append([np.asarray(x).tolist() for x in ds.as_numpy_iterator()])
+        counts.append(len(calls))
+    return counts, values
+
+
+def _counting_double(fw, calls):
+    def fn(x):
+        calls.append(1)
+        return x * 2
+
+    return fn
+
+
+def _counting_is_even(fw, calls):
+    def fn(x):
+        calls.append(1)
+        return x % 2 == 0
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    "build_fn, build, ordered",
+    [
+        (_counting_double, lambda fw, fn: fw.data.Dataset.range(5).map(fn), True),
+        (
+            _counting_double,
+            lambda fw, fn: fw.data.Dataset.range(5).shuffle(3, seed=1).map(fn),
+            False,  # shuffle's order is not TF's
+        ),
+        (_counting_double, lambda fw, fn: fw.data.Dataset.range(7).batch(2, True).map(fn), True),
+        (_counting_is_even, lambda fw, fn: fw.data.Dataset.range(6).filter(fn), True),
+    ],
+    ids=["map", "map_after_shuffle", "map_after_batch", "filter"],
+)
+def test_python_side_effects_run_once_at_trace_as_tfs(build_fn, build, ordered):
+    got = _calls_and_values(tapejax, build_fn, build)
+    want = _calls_and_values(tensorflow, build_fn, build)
+    assert got[0] == want[0] == [1, 1, 1]
+    if ordered:
+        assert got[1] == want[1]
+    else:
+        assert [sorted(v) for v in got[1]] == [sorted(v) for v in want[1]]
+
+
+def test_map_function_is_traced_once_for_a_thousand_elements():
+    traces = []
+
+    def fn(x, y):
+        traces.append(tapejax.is_symbolic_tensor(x))
+        return tapejax.cast(x, tapejax.float32) / 255, y + 1
+
+    images = np.arange(1000 * 4, dtype=np.uint8).reshape(1000, 4)
+    for source in (
+        tapejax.data.Dataset.from_tensor_slices((images, np.arange(1000))),
+        tapejax.data.Dataset.from_generator(
+            lambda: zip(images, range(1000)),
+            output_signature=(tapejax.TensorSpec([4], tapejax.uint8), tapejax.TensorSpec([])),
+        ),
+    ):
+        traces.clear()
+        ds = source.map(fn).shuffle(64, seed=3).batch(128)
+        total = sum(float(tapejax.reduce_sum(x)) for x, _ in ds)
+        assert total == pytest.approx(float(np.sum(images / np.float32(255))), rel=1e-5)
+        assert traces == [True]  # one trace, on symbolic tensors; none per element
+
+
+@pytest.mark.parametrize("lengths, traces", [(3, 3), (12, 8)])
+def test_map_with_unknown_dims_is_traced_once_per_element_shape(lengths, traces):
+    """Two traces find the spec; then one per element shape, for at most 8 shapes (the
+    elements of further shapes run eagerly, once each per epoch)."""
+
+    def build(tf, calls):
+        def fn(v, n):
+            calls.append(1)
+            return v * 2.0, n + 1
+
+        return tf.data.Dataset.from_generator(
+            lambda: ((np.ones(k % lengths, np.float32), k) for k in range(2 * lengths)),
+            output_signature=(tf.TensorSpec([None]), tf.TensorSpec([], tf.int64)),
+        ).map(fn)
+
+    check_same_dataset(lambda fw: build(fw, []))
+    calls = []
+    ds = build(tapejax, calls)
+    assert len(calls) == 2
+    eager_per_epoch = 2 * (lengths - traces)
+    list(ds)
+    assert len(calls) == 2 + traces + eager_per_epoch
+    list(ds)
+    assert len(calls) == 2 + traces + 2 * eager_per_epoch
+
+
+def test_compiled_map_float_results_are_tfs_within_rounding():
+    """XLA may fuse a multiply and an add, and sum a reduction over a block in another
+    order: the results are TF's within a float's rounding (docs/compat.md)."""
+    values = np.random.default_rng(0).standard_normal((300, 8)).astype(np.float32)
+
+    def build(tf):
+        return tf.data.Dataset.from_tensor_slices(values).map(
+            lambda v: (v * 0.3 + 0.1, tf.reduce_sum(v * v), tf.exp(v) / tf.reduce_max(v))
+        )
+
+    got, want = list(build(tapejax)), list(build(tensorflow))
+    assert len(got) == len(want) == 300
+    for g, w in zip(got, want):
+        for a, b in zip(g, w):
+            assert a.dtype.name == b.dtype.name and a.shape.as_list() == b.shape.as_list()
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=2e-6, atol=1e-6)
+
+
+def test_map_reading_a_variable_sees_its_value_each_epoch_as_tfs():
+    def epochs(fw):
+        v = fw.Variable(1.0)
+        ds = fw.data.Dataset.range(3).map(lambda x: fw.cast(x, fw.float32) * v)
+        first = [float(x) for x in ds]
+        v.assign(10.0)
+        return first, [float(x) for x in ds]
+
+    assert epochs(tapejax) == epochs(tensorflow) == ([0.0, 1.0, 2.0], [0.0, 10.0, 20.0])
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda tf, x: tf.random.uniform([]) + tf.cast(x, tf.float32) * 0,
+        lambda tf, x: tf.random.normal([2], seed=7)[0] + tf.cast(x, tf.float32) * 0,
+    ],
+    ids=["uniform", "normal_op_seed"],
+)
+def test_map_with_a_stateful_random_op_draws_per_element_as_tfs(draw):
+    for fw in (tapejax, tensorflow):
+        ds = fw.data.Dataset.range(6).map(lambda x, fw=fw: draw(fw, x))
+        assert repr(ds.element_spec) == "TensorSpec(shape=(), dtype=tf.float32, name=None)"
+        first = [float(x) for x in ds]
+        assert len(set(first)) == 6, fw.__name__
+
+
+def _assert_below_4(tf, calls):
+    def fn(x):
+        calls.append(1)
+        with tf.control_dependencies([tf.debugging.assert_less(x, tf.constant(4, tf.int64))]):
+            return tf.identity(x) * 3
+
+    return fn
+
+
+def test_map_assertion_fails_at_the_element_tf_fails_at():
+    """A function holding a run-time check runs eagerly per element (so its Python body
+    runs per element, where TF's runs once): the check fails at TF's element."""
+
+    def run(fw):
+        calls, got = [], []
+        ds = fw.data.Dataset.range(8).map(_assert_below_4(fw, calls))
+        it = iter(ds)
+        with pytest.raises(fw.errors.InvalidArgumentError):
+            while True:
+                got.append(int(next(it)))
+        return got, len(calls)
+
+    got, want = run(tapejax), run(tensorflow)
+    assert got[0] == want[0] == [0, 3, 6, 9]
+    assert want[1] == 1 and got[1] > 4  # the fallback: eager per element
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda tf, x: tf.numpy_function(lambda a: a + 1, [x], tf.int64),
+        lambda tf, x: tf.py_function(lambda a: a + 1, [x], tf.int64),
+    ],
+    ids=["numpy_function", "py_function"],
+)
+def test_map_calling_python_runs_it_per_element_as_tfs(fn):
+    def run(fw):
+        seen = []
+
+        def call(x):
+            seen.append(1)
+            return fn(fw, x)
+
+        ds = fw.data.Dataset.range(4).map(call)
+        return [int(x) for x in ds]
+
+    assert run(tapejax) == run(tensorflow) == [1, 2, 3, 4]
+
+
+def test_map_printing_prints_each_element_as_tfs(capfd):
+    import sys
+
+    for fw in (tapejax, tensorflow):
+        ds = fw.data.Dataset.range(3).map(
+            lambda x, fw=fw: (fw.print("element", x, output_stream=sys.stdout), x + 1)[1]
+        )
+        assert [int(x) for x in ds] == [1, 2, 3]
+        sys.stdout.flush()
+        printed = [line for line in capfd.readouterr().out.splitlines() if line]
+        assert printed == ["element 0", "element 1", "element 2"], fw.__name__
+
+
+def test_compiled_map_does_not_pull_a_generator_ahead():
+    """Elements of a Python generator are pulled one at a time, as they are needed (TF's
+    from_generator runs one element ahead)."""
+
+    def pulled(fw):
+        log = []
+
+        def gen():
+            for i in range(10):
+                log.append(i)
+                yield i
+
+        ds = fw.data.Dataset.from_generator(gen, output_signature=fw.TensorSpec([], fw.int64))
+        ds = ds.map(lambda x: x * 2).take(3)
+        return [int(x) for x in ds], log
+
+    (got, got_log), (want, want_log) = pulled(tapejax), pulled(tensorflow)
+    assert got == want == [0, 2, 4]
+    assert got_log == [0, 1, 2] and want_log[:3] == got_log
+
+
+def test_a_map_of_many_shapes_is_not_pulled_ahead_by_a_compiled_map():
+    """A map whose input leaves a dim unknown runs the Python function for each new shape
+    (a trace, or eagerly past 8 shapes): a compiled map after it pulls its elements one
+    at a time, as needed."""
+    calls = []
+
+    def fn(v):
+        calls.append(1)
+        return tapejax.reduce_sum(v + 1.0)
+
+    ds = tapejax.data.Dataset.from_tensors(np.zeros(0, np.float32))
+    for n in range(1, 12):
+        ds = ds.concatenate(tapejax.data.Dataset.from_tensors(np.zeros(n, np.float32)))
+    ds = ds.map(fn)
+    assert len(calls) == 2
+    assert repr(ds.element_spec) == "TensorSpec(shape=(), dtype=tf.float32, name=None)"
+    got = [float(x) for x in ds.map(lambda x: x * 2.0).take(3)]
+    assert got == [0.0, 2.0, 4.0] and len(calls) == 2 + 3
+
+
+def test_compiled_map_over_blocks_raises_an_input_error_after_the_elements_before_it():
+    from tapejax._src.data import compiled, structure
+
+    def elements():
+        for i in range(5):
+            yield np.asarray(i, np.int64)
+        raise tapejax.errors.InvalidArgumentError(None, None, "input failed")
+
+    spec = tapejax.TensorSpec([], tapejax.int64)
+    traced = compiled.trace(lambda x: structure.returned(x * 2), spec)
+    assert traced is not None and traced.compiled
+    got = []
+    with pytest.raises(tapejax.errors.InvalidArgumentError, match="input failed"):
+        for _, out in traced.results(elements(), None, prefetchable=True):
+            got.append(int(out))
+    assert got == [0, 2, 4, 6, 8]
 
 
 # -- shuffle -------------------------------------------------------------------------------

@@ -113,7 +113,12 @@ class Batching:
                 stacked = [_stack([np.asarray(x) for x in column]) for column in zip(*leaves)]
                 yield structure.pack(group[0], stacked)
 
-        return self._derive(make_iterator, spec, _batched_card(self._card, size, drop_remainder))
+        return self._derive(
+            make_iterator,
+            spec,
+            _batched_card(self._card, size, drop_remainder),
+            prefetchable=self._prefetchable,
+        )
 
     def padded_batch(
         self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False,
@@ -178,7 +183,12 @@ class Batching:
                 ]
                 yield structure.pack(group[0], padded)
 
-        return self._derive(make_iterator, spec, _batched_card(self._card, size, drop_remainder))
+        return self._derive(
+            make_iterator,
+            spec,
+            _batched_card(self._card, size, drop_remainder),
+            prefetchable=self._prefetchable,
+        )
 
     def rebatch(self, batch_size, drop_remainder=False, name=None):
         """The components' rows regrouped into batches of ``batch_size`` (as
@@ -229,7 +239,7 @@ class Batching:
                     group[0], [_stack([np.asarray(x) for x in c]) for c in columns]
                 )
 
-        return self._derive(make_iterator, spec, UNKNOWN)
+        return self._derive(make_iterator, spec, UNKNOWN, prefetchable=self._prefetchable)
 
     def unbatch(self, name=None):
         """The slices of each element along its first dimension (``batch``'s inverse)."""
@@ -270,7 +280,7 @@ class Batching:
                 for i in range(arrays[0].shape[0]):
                     yield structure.pack(element, [a[i] for a in arrays])
 
-        return self._derive(make_iterator, spec, card)
+        return self._derive(make_iterator, spec, card, prefetchable=self._prefetchable)
 
 
 def _can_pad(shape: TensorShape, padded: TensorShape) -> bool:

@@ -3,9 +3,10 @@ with TF's element specs, cardinalities and errors. Inside the pipeline an elemen
 components are NumPy values (slicing, shuffling and batching cost no device transfers);
 user functions and the iterator get tapejax Tensors.
 
-A Dataset is immutable; each ``iter`` starts its pipeline afresh. Nothing here is traced
-or compiled: iterating a Dataset inside a ``tapejax.function`` is refused (it would run
-once, at trace time), and a Dataset never records on a tape.
+A Dataset is immutable; each ``iter`` starts its pipeline afresh. The pipeline itself is
+never traced (``map``'s and ``filter``'s functions may be, ``compiled.py``): iterating a
+Dataset inside a ``tapejax.function`` is refused (it would run once, at trace time), and
+a Dataset never records on a tape.
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ class Dataset(Transformations, Batching):
     ``from_generator``..., transform it with ``map``, ``shuffle``, ``batch``..., and
     iterate it with ``for`` in Python.
 
-    The pipeline runs eagerly in Python on the host: functions given to ``map``,
-    ``filter``... run once per element, on eager Tensors.
+    The pipeline runs in Python on the host. Functions given to ``map`` and ``filter``
+    are traced once and run compiled where that cannot change their results (see
+    ``map``); the others, ``flat_map``, ``scan``..., run once per element, on eager
+    Tensors.
 
     Example:
         >>> import tapejax as tf
@@ -48,7 +51,8 @@ class Dataset(Transformations, Batching):
         >>> [b.numpy().tolist() for b in ds]
         [[0, 2], [4, 6], [8]]
 
-    .. warning:: ``map``, ``filter`` and the other functions run in Python for every
+    .. warning:: Functions that run eagerly (``flat_map``'s, ``scan``'s..., and
+       ``map``'s or ``filter``'s where they cannot run compiled) run in Python for every
        element (TF traces them once into a graph): a Python side effect happens at each
        element (and once or twice when the transformation is created, to find the
        element spec). ``shuffle``'s order is not TF's. A Dataset cannot be iterated
@@ -56,13 +60,16 @@ class Dataset(Transformations, Batching):
        pass the elements in. See ``docs/compat.md``.
     """
 
-    def __init__(self, make_iterator, element_spec, cardinality, options=None):
+    def __init__(self, make_iterator, element_spec, cardinality, options=None, prefetchable=False):
         # ``make_iterator() -> Python iterator of elements``; ``element_spec`` may be a
-        # callable computing it on first use.
+        # callable computing it on first use. ``prefetchable``: pulling elements ahead of
+        # need cannot be observed (no Python code of the user's runs to make them), so a
+        # compiled ``map`` may pull them in blocks.
         self._make_iterator = make_iterator
         self._spec = element_spec
         self._card = cardinality
         self._options = options if options is not None else Options()
+        self._prefetchable = prefetchable
 
     # -- what a Dataset is ---------------------------------------------------------------
 
@@ -97,12 +104,13 @@ class Dataset(Transformations, Batching):
     def _elements(self):
         return self._make_iterator()
 
-    def _derive(self, make_iterator, element_spec=None, cardinality=None):
+    def _derive(self, make_iterator, element_spec=None, cardinality=None, prefetchable=False):
         return Dataset(
             make_iterator,
             self._spec if element_spec is None else element_spec,
             self._card if cardinality is None else cardinality,
             self._options,
+            prefetchable,
         )
 
     def as_numpy_iterator(self) -> NumpyIterator:
@@ -118,7 +126,13 @@ class Dataset(Transformations, Batching):
     def with_options(self, options, name=None) -> Dataset:
         """This dataset with ``options`` merged into its own; they are accepted and kept,
         and change nothing in how tapejax runs the pipeline."""
-        return Dataset(self._make_iterator, self._spec, self._card, self._options.merge(options))
+        return Dataset(
+            self._make_iterator,
+            self._spec,
+            self._card,
+            self._options.merge(options),
+            self._prefetchable,
+        )
 
     def apply(self, transformation_func) -> Dataset:
         """``transformation_func(self)``, which must return a Dataset."""
@@ -146,7 +160,7 @@ class Dataset(Transformations, Batching):
                 held.append(structure.to_host(element))
             return iter(held)
 
-        return Dataset(make_iterator, structure.spec_of(element), 1)
+        return Dataset(make_iterator, structure.spec_of(element), 1, prefetchable=True)
 
     @staticmethod
     def from_tensor_slices(tensors, name=None) -> Dataset:
@@ -180,7 +194,7 @@ class Dataset(Transformations, Batching):
             for i in range(size):
                 yield structure.pack(element, [a[i] for a in arrays])
 
-        return Dataset(make_iterator, spec, size)
+        return Dataset(make_iterator, spec, size, prefetchable=True)
 
     @staticmethod
     def range(*args, **kwargs) -> Dataset:  # noqa: A003 - TF's name
@@ -216,7 +230,7 @@ class Dataset(Transformations, Batching):
                 yield np.asarray(v, held)
 
         spec = TensorSpec([], structure.held_dtype(output_type))
-        return Dataset(make_iterator, spec, len(values))
+        return Dataset(make_iterator, spec, len(values), prefetchable=True)
 
     @staticmethod
     def zip(*args, datasets=None, name=None) -> Dataset:  # noqa: A003 - TF's name
@@ -257,6 +271,7 @@ class Dataset(Transformations, Batching):
             make_iterator,
             lambda: structure.pack(datasets, [d.element_spec for d in members]),
             card,
+            prefetchable=all(d._prefetchable for d in members),
         )
 
     @staticmethod

@@ -203,14 +203,16 @@ def trace_output(fn, *specs):
         results.append(_abstract(found[0]))
     if len(results) == 1:
         return results[0]
-    return _relax_any(results[0], results[1])
+    return relax_found(results[0], results[1])
 
 
 def _abstract(x):
     return map_structure(lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, x)
 
 
-def _relax_any(a, b):
+def relax_found(a, b):
+    """The results of two abstract runs as one: TensorSpecs relaxed, other values the first's."""
+
     def one(x, y):
         if isinstance(x, TensorSpec) and isinstance(y, TensorSpec):
             return TensorSpec(merge_shapes(x.shape, y.shape), x.dtype)

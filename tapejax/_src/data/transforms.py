@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes, execution
 from ..errors import InvalidArgumentError
 from ..tensor_spec import TensorSpec
-from . import structure
+from . import compiled, structure
 from .structure import INFINITE, UNKNOWN
 
 _END = object()
@@ -27,7 +27,12 @@ def _traced_spec(dataset, fn, *extra_specs):
     try:
         return structure.trace_output(fn, *extra_specs, dataset.element_spec)
     except Exception as error:  # noqa: BLE001 - any failure of the abstract run falls back
-        failure = error
+        return _first_element_spec(dataset, fn, extra_specs, error)
+
+
+def _first_element_spec(dataset, fn, extra_specs, failure):
+    """A callable giving the spec of ``fn``'s result on the first element, every dim
+    unknown; ``failure`` (the abstract run's error) when there is no element."""
 
     def from_first_element():
         for element in dataset._elements():
@@ -41,6 +46,19 @@ def _traced_spec(dataset, fn, *extra_specs):
         raise failure
 
     return from_first_element
+
+
+def _compiled_or_spec(dataset, fn):
+    """``(traced, spec)``: ``fn`` traced once on ``dataset``'s elements and safe to run
+    compiled (``compiled.Traced``), or None where it must run eagerly; and the spec of
+    its result, as ``_traced_spec`` gives it."""
+    try:
+        traced = compiled.trace(fn, dataset.element_spec)
+    except Exception as error:  # noqa: BLE001 - any failure of the trace runs eagerly
+        return None, _first_element_spec(dataset, fn, (), error)
+    if traced is None:
+        return None, _traced_spec(dataset, fn)
+    return (traced if traced.compiled else None), traced.out_spec
 
 
 def _extra_values(extra_specs):
@@ -70,9 +88,17 @@ class Transformations:
     ):  # fmt: skip
         """A dataset of ``map_func(element)`` (a tuple element is unpacked into arguments).
 
-        ``map_func`` runs eagerly in Python on each element, in order, on the host;
-        ``num_parallel_calls``, ``deterministic`` and ``synchronous`` are accepted and
-        change nothing (the order is always the input's).
+        As TF, ``map_func`` is traced once, when ``map`` is called, on abstract elements
+        (its Python code runs then, not per element), and runs compiled by XLA on the
+        host, over blocks of elements at a time where the input allows. Where the input's
+        element spec leaves a dim unknown, it is traced twice when ``map`` is called (for
+        the output spec), then once per element shape met, for 8 shapes at most. It runs
+        eagerly per element instead, in order, where compiling could change its results:
+        when it reads or assigns a Variable, draws stateful random numbers, holds an
+        assertion or a ``numpy_function``/``py_function``/``tf.print``, or cannot be
+        traced (Python control flow on tensor values, ``.numpy()``); and for elements of
+        shapes past the 8th. ``num_parallel_calls``, ``deterministic`` and
+        ``synchronous`` are accepted and change nothing (the order is always the input's).
 
         Example:
             >>> import tapejax as tf
@@ -80,37 +106,68 @@ class Transformations:
             >>> [int(x) for x in ds.map(lambda a, b: a + b)]
             [11, 22]
 
-        .. warning:: TF traces ``map_func`` once into a graph; tapejax runs it once per
-           element (and once or twice on abstract values when ``map`` is called, to find
-           the element spec), so Python side effects in it happen per element. Each
-           element then costs ``map_func``'s eager ops: for a function that works on a
-           batch as on one element, ``batch(...).map(map_func)`` runs them once per batch.
+        .. warning:: Where ``map_func`` runs eagerly (see above), its Python side effects
+           happen at each element (and once or twice when ``map`` is called, to find the
+           element spec), and each element costs its eager ops. Where it runs compiled,
+           float results may differ from TF's in the last bits: XLA may fuse ops (a
+           multiply and an add rounded once), as for any compiled program.
         """
         fn = _map_output(map_func)
-        spec = _traced_spec(self, fn)
+        traced, spec = _compiled_or_spec(self, fn)
 
-        def make_iterator():
-            for element in self._elements():
-                yield structure.to_host(structure.run_eagerly(fn, structure.to_tensors(element)))
+        def eager(element):
+            return structure.to_host(structure.run_eagerly(fn, structure.to_tensors(element)))
 
-        return self._derive(make_iterator, spec)
+        if traced is None:
+
+            def make_iterator():
+                for element in self._elements():
+                    yield eager(element)
+
+            return self._derive(make_iterator, spec)
+
+        prefetchable = self._prefetchable and traced.pure
+
+        def make_compiled_iterator():
+            for _, out in traced.results(iter(self._elements()), eager, prefetchable):
+                yield out
+
+        return self._derive(make_compiled_iterator, spec, prefetchable=prefetchable)
 
     def filter(self, predicate, name=None):
-        """The elements for which ``predicate(element)`` is True (a scalar bool)."""
+        """The elements for which ``predicate(element)`` is True (a scalar bool).
+
+        ``predicate`` is traced once and runs compiled, or eagerly per element, as
+        ``map``'s function (see ``map``).
+        """
         fn = _map_output(predicate)
-        spec = _traced_spec(self, fn)
+        traced, spec = _compiled_or_spec(self, fn)
         if not callable(spec) and spec != TensorSpec([], dtypes.bool_):
             raise ValueError(
                 "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
                 f"but its return type is {spec}."
             )
 
-        def make_iterator():
-            for element in self._elements():
-                if bool(structure.run_eagerly(fn, structure.to_tensors(element))):
+        def eager(element):
+            return bool(structure.run_eagerly(fn, structure.to_tensors(element)))
+
+        if traced is None:
+
+            def make_iterator():
+                for element in self._elements():
+                    if eager(element):
+                        yield element
+
+            return self._derive(make_iterator, cardinality=UNKNOWN)
+
+        prefetchable = self._prefetchable and traced.pure
+
+        def make_compiled_iterator():
+            for element, keep in traced.results(iter(self._elements()), eager, prefetchable):
+                if keep:
                     yield element
 
-        return self._derive(make_iterator, cardinality=UNKNOWN)
+        return self._derive(make_compiled_iterator, cardinality=UNKNOWN, prefetchable=prefetchable)
 
     def take_while(self, predicate, name=None):
         """The elements up to the first for which ``predicate(element)`` is False."""
@@ -140,7 +197,7 @@ class Transformations:
             it = self._elements()
             return it if count < 0 else itertools.islice(it, count)
 
-        return self._derive(make_iterator, cardinality=card)
+        return self._derive(make_iterator, cardinality=card, prefetchable=self._prefetchable)
 
     def skip(self, count, name=None):
         """All but the first ``count`` elements (none when ``count`` is -1)."""
@@ -156,7 +213,7 @@ class Transformations:
                 return iter(())
             return itertools.islice(it, count, None)
 
-        return self._derive(make_iterator, cardinality=card)
+        return self._derive(make_iterator, cardinality=card, prefetchable=self._prefetchable)
 
     def repeat(self, count=None, name=None):
         """The elements ``count`` times over (forever when ``count`` is None or -1); each
@@ -181,7 +238,7 @@ class Transformations:
                 if empty and count < 0:  # TF: repeating an empty dataset ends at once
                     return
 
-        return self._derive(make_iterator, cardinality=card)
+        return self._derive(make_iterator, cardinality=card, prefetchable=self._prefetchable)
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """The elements in random order, drawn from a buffer of ``buffer_size`` as TF's:
@@ -226,7 +283,7 @@ class Transformations:
                     buffer[i] = following
                 yield out
 
-        return self._derive(make_iterator)
+        return self._derive(make_iterator, prefetchable=self._prefetchable)
 
     def enumerate(self, start=0, name=None):  # noqa: A003 - TF's name
         """A dataset of ``(index, element)`` pairs, indices counting from ``start``
@@ -242,13 +299,14 @@ class Transformations:
         return self._derive(
             make_iterator,
             lambda: (TensorSpec([], structure.held_dtype(int64)), self.element_spec),
+            prefetchable=self._prefetchable,
         )
 
     def prefetch(self, buffer_size, name=None):
         """This dataset (the host pipeline runs in step with the loop: nothing to
         prefetch); ``buffer_size`` is accepted, ``tapejax.data.AUTOTUNE`` included."""
         _check_count(buffer_size)
-        return self._derive(self._make_iterator)
+        return self._derive(self._make_iterator, prefetchable=self._prefetchable)
 
     def cache(self, filename="", name=None):
         """This dataset, its elements kept in memory by the first complete iteration and
@@ -271,7 +329,7 @@ class Transformations:
             if not stored:
                 stored.append(seen)
 
-        return self._derive(make_iterator)
+        return self._derive(make_iterator, prefetchable=self._prefetchable)
 
     def concatenate(self, dataset, name=None):
         """The elements of this dataset, then those of ``dataset`` (same structure and
@@ -292,7 +350,12 @@ class Transformations:
         def make_iterator():
             return itertools.chain(self._elements(), dataset._elements())
 
-        return self._derive(make_iterator, structure.relax(a, b), card)
+        return self._derive(
+            make_iterator,
+            structure.relax(a, b),
+            card,
+            prefetchable=self._prefetchable and dataset._prefetchable,
+        )
 
     def _dataset_fn(self, map_func):
         from .dataset import Dataset
@@ -438,7 +501,7 @@ class Transformations:
                     seen.add(key)
                     yield element
 
-        return self._derive(make_iterator, cardinality=UNKNOWN)
+        return self._derive(make_iterator, cardinality=UNKNOWN, prefetchable=self._prefetchable)
 
     def shard(self, num_shards, index, name=None):
         """Every ``num_shards``-th element, starting at ``index``."""
@@ -466,7 +529,7 @@ class Transformations:
         def make_iterator():
             return itertools.islice(self._elements(), index, None, num_shards)
 
-        return self._derive(make_iterator, cardinality=card)
+        return self._derive(make_iterator, cardinality=card, prefetchable=self._prefetchable)
 
     def get_single_element(self, name=None):
         """The one element of this dataset; ``InvalidArgumentError`` if it has none or more."""

@@ -1,0 +1,220 @@
+"""A dataset function (``map``'s, ``filter``'s) traced once into a JAX program and run
+compiled, as TF traces it once into a graph.
+
+The one trace, on abstract elements of the input's element spec, also gives the output
+spec. The program runs on each element, or, where pulling elements ahead of need cannot
+be observed (the input runs no Python code of the user's), vmapped over blocks of
+elements stacked on the host. A spec with unknown dims is traced twice for the output
+spec (as ``structure.trace_output``), then once per element shape.
+
+It must never compile a function whose results could differ from running it eagerly on
+each element (beyond a float's rounding, where XLA fuses ops): a function that reads or
+assigns a Variable (a random stream is one), traces a run-time check or a host callback
+(asserts, ``numpy_function``, ``tf.print``), or cannot be traced, runs eagerly per
+element as before.
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
+
+from .. import execution, recorder
+from ..binding import VariableWatcher
+from ..tensor import Tensor, wrap
+from ..tensor_spec import TensorSpec
+from . import structure
+
+# Elements per vmapped block, at most, and the host bytes (inputs and outputs) a block
+# may hold: big elements go in smaller blocks.
+_BLOCK_ELEMENTS = 256
+_BLOCK_BYTES = 32 * 2**20
+# Element shapes a function whose input spec leaves a dim unknown is compiled for, at most.
+_MAX_SHAPES = 8
+
+
+class Traced:
+    """``fn`` traced once on the elements of ``spec``: its output spec (``out_spec``)
+    and, when it is safe to run compiled, its program (``compiled``)."""
+
+    def __init__(self, fn, spec):
+        leaves = structure.flatten(spec)
+        self._in_avals = [
+            (tuple(s.shape.as_list()), np.dtype(structure.held_dtype(s.dtype).as_numpy_dtype))
+            for s in leaves
+        ]
+        found = []
+        watcher = VariableWatcher()
+        checks = execution.runtime_checks()
+
+        def run(*arrays):
+            try:
+                with recorder.only((watcher,)), execution.function_body():
+                    out = fn(structure.pack(spec, [wrap(a) for a in arrays]))
+            finally:
+                watcher.restore()
+            found.append(out)
+            return [t._value for t in structure.flatten(out) if isinstance(t, Tensor)]
+
+        closed = jax.make_jaxpr(run)(
+            *(jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in self._in_avals)
+        )
+        out = found[0]
+        self.out_spec = structure.map_structure(
+            lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, out
+        )
+        # Whether running it on elements runs no Python code of the user's (its input's
+        # elements always fit the trace: the eager fallback is for those that would not).
+        self.pure = True
+        out_leaves = structure.flatten(out)
+        self.compiled = (
+            not watcher.touched
+            and execution.runtime_checks() == checks
+            and not closed.effects
+            and all(isinstance(t, Tensor) for t in out_leaves)
+        )
+        if not self.compiled:
+            return
+        self._out_tree = structure.map_structure(lambda _: None, out)
+        jaxpr, self._consts = closed.jaxpr, closed.consts
+
+        def body(consts, *arrays):
+            # Captured arrays are arguments, not constants XLA would fold into the program.
+            return jaxpr_as_fun(ClosedJaxpr(jaxpr, consts))(*arrays)
+
+        self._one = jax.jit(body)
+        self._block = jax.jit(jax.vmap(body, in_axes=(None,) + (0,) * len(leaves)))
+        per_element = sum(int(np.prod(s, dtype=np.int64)) * d.itemsize for s, d in self._in_avals)
+        per_element += sum(
+            int(np.prod(t.shape, dtype=np.int64)) * t.dtype.itemsize for t in closed.out_avals
+        )
+        self._block_size = int(max(1, min(_BLOCK_ELEMENTS, _BLOCK_BYTES // max(1, per_element))))
+
+    def _fits(self, leaves) -> bool:
+        """Whether an element's components have the traced shapes and dtypes."""
+        return len(leaves) == len(self._in_avals) and all(
+            a.shape == shape and a.dtype == dtype
+            for a, (shape, dtype) in zip(leaves, self._in_avals)
+        )
+
+    def _unpack(self, outs):
+        return structure.pack(self._out_tree, [np.asarray(o) for o in outs])
+
+    def results(self, elements, eager, prefetchable):
+        """``(element, result)`` pairs for the host ``elements``, in order: the program's
+        result, or ``eager(element)``'s for an element the program was not traced for.
+        With ``prefetchable``, elements are pulled and run in blocks; an error raised by
+        the input comes after the results of the elements before it, as without blocks.
+        """
+        if not prefetchable or self._block_size == 1:
+            for element in elements:
+                yield element, self._run_one(element, eager)
+            return
+        while True:
+            block, failure, done = [], None, False
+            try:
+                while len(block) < self._block_size:
+                    block.append(next(elements))
+            except StopIteration:
+                done = True
+            except Exception as error:  # noqa: BLE001 - raised after the elements before it
+                failure = error
+            yield from self._run_block(block, eager)
+            if failure is not None:
+                raise failure
+            if done:
+                return
+
+    def _run_one(self, element, eager):
+        leaves = structure.flatten(element)
+        if not self._fits(leaves):
+            return eager(element)
+        return self._unpack(self._one(self._consts, *leaves))
+
+    def _run_block(self, block, eager):
+        flat = [structure.flatten(e) for e in block]
+        if len(block) < 2 or not all(self._fits(leaves) for leaves in flat):
+            for element in block:
+                yield element, self._run_one(element, eager)
+            return
+        n = len(block)
+        stacked = []
+        for k in range(len(self._in_avals)):
+            parts = [leaves[k] for leaves in flat]
+            # The last block is padded to the full size: one compiled block shape.
+            parts.extend(parts[-1:] * (self._block_size - n))
+            stacked.append(np.stack(parts))
+        try:
+            outs = [np.asarray(o) for o in self._block(self._consts, *stacked)]
+        except Exception:  # noqa: BLE001 - a program JAX cannot vmap runs per element
+            self._block_size = 1
+            for element in block:
+                yield element, self._run_one(element, eager)
+            return
+        for i, element in enumerate(block):
+            yield element, structure.pack(self._out_tree, [o[i, ...] for o in outs])
+
+
+class TracedPerShape:
+    """``fn`` on the elements of ``spec``, which leaves a dim unknown: its output spec
+    from two traces with the unknown dims at sizes 2 and 3 (dims of the result that
+    change with them are unknown), and, when both are safe to run compiled, one program
+    per element shape met, traced when first met, for at most ``_MAX_SHAPES`` shapes
+    (the others run eagerly, as a function of many shapes would compile too often)."""
+
+    def __init__(self, fn, spec):
+        self._fn = fn
+        self._spec = spec
+        small, large = (Traced(fn, _sized(spec, size)) for size in (2, 3))
+        self.out_spec = structure.relax_found(small.out_spec, large.out_spec)
+        self.compiled = small.compiled and large.compiled
+        # A new element shape runs the Python function again (to trace it, or eagerly).
+        self.pure = False
+        self._programs: dict = {}  # element shapes -> Traced, or None (runs eagerly)
+
+    def _program(self, leaves):
+        key = tuple(a.shape for a in leaves)
+        if key in self._programs:
+            return self._programs[key]
+        program = None
+        if len(self._programs) < _MAX_SHAPES:
+            specs = [
+                TensorSpec(a.shape, s.dtype) for a, s in zip(leaves, structure.flatten(self._spec))
+            ]
+            try:
+                program = Traced(self._fn, structure.pack(self._spec, specs))
+            except Exception:  # noqa: BLE001 - a shape the function cannot trace runs eagerly
+                program = None
+            if program is not None and not program.compiled:
+                program = None
+        self._programs[key] = program
+        return program
+
+    def results(self, elements, eager, prefetchable):
+        """``(element, result)`` pairs for the host ``elements``, in order, each from the
+        program of its shape, or from ``eager(element)``."""
+        for element in elements:
+            program = self._program(structure.flatten(element))
+            if program is None:
+                yield element, eager(element)
+            else:
+                yield element, program._run_one(element, eager)
+
+
+def _sized(spec, size):
+    return structure.map_structure(
+        lambda s: TensorSpec([size if d is None else d for d in s.shape.as_list()], s.dtype), spec
+    )
+
+
+def trace(fn, spec):
+    """``fn`` traced on the elements of ``spec``: a ``Traced``, a ``TracedPerShape`` where
+    ``spec`` leaves a dim unknown, or None where it leaves a rank unknown. Raises what
+    the trace raises."""
+    leaves = structure.flatten(spec)
+    if any(s.shape.rank is None for s in leaves):
+        return None
+    if all(s.shape.is_fully_defined() for s in leaves):
+        return Traced(fn, spec)
+    return TracedPerShape(fn, spec)
