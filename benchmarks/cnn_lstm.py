@@ -215,8 +215,9 @@ def _torch_eager(kind: str, problem):
     if kind == "cnn":  # PyTorch's layouts: NCHW images, OIHW kernels
         init = [np.ascontiguousarray(w.transpose(3, 2, 0, 1)) if w.ndim == 4 else w for w in init]
         x = np.ascontiguousarray(x.transpose(0, 3, 1, 2))
-    params = [torch.tensor(w, requires_grad=True) for w in init]
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y.astype(np.int64))
+    device = frameworks.torch_device()
+    params = [torch.tensor(w, requires_grad=True, device=device) for w in init]
+    xt, yt = torch.from_numpy(x).to(device), torch.from_numpy(y.astype(np.int64)).to(device)
 
     def cnn():
         k1, b1, k2, b2, w, b = params
@@ -227,8 +228,8 @@ def _torch_eager(kind: str, problem):
 
     def lstm():
         kernel, bias, w, b = params
-        h = torch.zeros(BATCH, UNITS)
-        c = torch.zeros(BATCH, UNITS)
+        h = torch.zeros(BATCH, UNITS, device=device)
+        c = torch.zeros(BATCH, UNITS, device=device)
         for t in range(STEPS):
             z = torch.cat([xt[:, t, :], h], dim=1) @ kernel + bias
             i, f, g, o = z.chunk(4, dim=1)
@@ -245,7 +246,7 @@ def _torch_eager(kind: str, problem):
             for p in params:
                 p -= LEARNING_RATE * p.grad
                 p.grad = None
-        return loss.detach().numpy()
+        return loss.detach().cpu().numpy()  # on a GPU, waits for the step
 
     return run
 

@@ -65,6 +65,18 @@ def jax() -> Any:
     return _load("jax")
 
 
+def torch_device() -> str:
+    """Where the PyTorch contenders run: "cuda" when JAX's default device is a GPU and
+    PyTorch sees one too (so that both sides of a comparison use the same chip), else
+    "cpu"."""
+    torch_ = torch()
+    try:
+        on_gpu = jax().default_backend() == "gpu"
+    except Skip:
+        on_gpu = False
+    return "cuda" if on_gpu and torch_.cuda.is_available() else "cpu"
+
+
 def versions() -> dict[str, str]:
     """Version of each framework, or why it is unavailable; imports them."""
     out = {}

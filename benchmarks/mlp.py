@@ -172,9 +172,10 @@ def _jax_jit(problem) -> Callable[[], Any]:
 
 def _torch_eager(problem) -> Callable[[], Any]:
     torch = frameworks.torch()
+    device = frameworks.torch_device()
     init, x, y = problem
-    params = [torch.tensor(w, requires_grad=True) for w in init]
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y.astype(np.int64))
+    params = [torch.tensor(w, requires_grad=True, device=device) for w in init]
+    xt, yt = torch.from_numpy(x).to(device), torch.from_numpy(y.astype(np.int64)).to(device)
 
     def run():
         h = xt
@@ -189,7 +190,8 @@ def _torch_eager(problem) -> Callable[[], Any]:
             for p in params:
                 p -= LEARNING_RATE * p.grad
                 p.grad = None
-        return loss.detach().numpy()
+        # On a GPU, the copy to the host waits for the step, updates included.
+        return loss.detach().cpu().numpy()
 
     return run
 

@@ -8,6 +8,7 @@ Progress goes to stderr, results to stdout.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import json
 import os
@@ -113,6 +114,13 @@ def main(argv: list[str] | None = None) -> int:
         help=f"run only this scenario ({', '.join(harness.SCENARIOS)}), optionally only "
         "sizes starting with SIZE (e.g. mlp:small); repeatable",
     )
+    parser.add_argument(
+        "--budget",
+        type=float,
+        metavar="S",
+        help="cap every case's timing budget at S seconds (its minimum and maximum numbers "
+        "of rounds still hold): for a short lease on a machine whose timings are steady",
+    )
     parser.add_argument("--json", metavar="PATH", help="also write every measurement as JSON")
     parser.add_argument("--device", action="store_true", help="print the device note and exit")
     parser.add_argument(
@@ -136,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"`{command}` — {datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}"
         + (" (quick: few repeats, figures are rough)" if args.quick else "")
+        + (f" (timing budget capped at {args.budget:g} s per case)" if args.budget else "")
         + "\n"
     )
     print(device_note(info) + "\n", flush=True)
@@ -149,6 +158,8 @@ def main(argv: list[str] | None = None) -> int:
             for c in harness.SCENARIOS[name](args.quick)
             if size is None or c.size.startswith(size)
         ]
+        if args.budget is not None:
+            cases = [dataclasses.replace(c, budget_s=min(c.budget_s, args.budget)) for c in cases]
         results = []
         for case in cases:
             log(f"{case.scenario}/{case.size}")

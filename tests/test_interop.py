@@ -148,7 +148,8 @@ def test_converting_a_watched_tensor_to_raw_arrays_warns():
 def test_dlpack_export_is_zero_copy_and_to_jax_is_functionalize():
     import jax.numpy as jnp
 
-    t = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with tf.device("/CPU:0"):  # NumPy reads DLPack from host memory only
+        t = tf.constant([[1.0, 2.0], [3.0, 4.0]])
     out = np.from_dlpack(t)
     np.testing.assert_array_equal(out, [[1.0, 2.0], [3.0, 4.0]])
     assert (

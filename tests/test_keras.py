@@ -72,6 +72,7 @@ def _python(code, **env):
 
 
 def test_tensorflow_imported_first_gives_a_clear_error():
+    pytest.importorskip("tensorflow")
     out = _python("import tensorflow\nimport tapejax.keras")
     assert out.returncode != 0
     assert "KerasBackendError" in out.stderr, out.stderr[-3000:]
@@ -79,6 +80,7 @@ def test_tensorflow_imported_first_gives_a_clear_error():
 
 
 def test_tapejax_keras_imported_first_keeps_tensorflow_working():
+    pytest.importorskip("tensorflow")
     out = _python(
         "import tapejax.keras, tensorflow as tf\n"
         "print(tf.keras.backend.backend(), float(tf.reduce_sum(tf.ones(3))))"
