@@ -487,3 +487,66 @@ def test_a_custom_gradient_computes_its_pending_inputs_in_one_program(compute_ru
     np.testing.assert_allclose(y.numpy(), np.exp([1.0, 2.0]) * np.sin([1.0, 2.0]), rtol=1e-6)
     want = np.exp([1.0, 2.0]) * (np.sin([1.0, 2.0]) + np.cos([1.0, 2.0]))
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-6)
+
+
+# -- Python scalars reach programs as cached device arrays ------------------------------------
+
+
+def test_a_warm_training_step_copies_nothing_to_the_device(weights):
+    """Python scalars (a learning rate, ``* 2.0``) and ``tf.zeros`` reach programs as
+    device arrays made once: steps after the first copy nothing from the host (on a GPU,
+    each copy is a transfer per scalar per step)."""
+    x, w1, b1, w2 = weights
+    variables = [w1, b1, w2]
+
+    def step():
+        with tf.GradientTape() as tape:
+            h = tf.nn.relu(tf.matmul(x, w1) + b1) * 2.0 + tf.zeros((4, 5))
+            loss = tf.reduce_mean(tf.square(tf.matmul(h, w2))) + 0.5
+        for v, g in zip(variables, tape.gradient(loss, variables)):
+            v.assign_sub(0.01 * g)
+        eager = (x * 3.0 + 1) / 2  # no tape: one op at a time
+        return loss.numpy(), eager.numpy()
+
+    for _ in range(3):
+        step()
+    with jax.transfer_guard_host_to_device("disallow"):
+        for _ in range(3):
+            loss, eager = step()
+    np.testing.assert_allclose(eager, (x.numpy() * 3.0 + 1) / 2, rtol=1e-6)
+    assert np.isfinite(loss)
+
+
+@pytest.mark.parametrize("under_tape", [False, True])
+def test_scalar_operands_keep_their_value_sign_and_type(under_tape, x64):
+    """Cached scalars stay the value written: -0.0 keeps its sign, NaN stays NaN, and a
+    float cached in 32-bit mode is not reused in 64-bit mode (nor an int as a float)."""
+    jax.config.update("jax_enable_x64", False)
+    with tf.GradientTape() if under_tape else _no_tape():
+        y32 = tf.constant([1.0, 2.0]) * 0.1
+    jax.config.update("jax_enable_x64", True)
+    x = tf.constant([1.0, 2.0], tf.float64)
+    with tf.GradientTape() if under_tape else _no_tape() as tape:
+        if under_tape:
+            tape.watch(x)
+        y64 = x * 0.1
+        neg = x * -0.0
+        pos = x * 0.0
+        nan = x + float("nan")
+        i = tf.constant([7, 9], tf.int64) // 2
+        f = tf.constant([7.0, 9.0], tf.float64) / 2
+    assert y64.dtype == tf.float64 and y32.dtype == tf.float32
+    np.testing.assert_array_equal(y64.numpy(), np.array([1.0, 2.0]) * 0.1)
+    np.testing.assert_array_equal(y32.numpy(), np.float32([1.0, 2.0]) * np.float32(0.1))
+    assert np.all(np.signbit(neg.numpy())) and not np.any(np.signbit(pos.numpy()))
+    assert np.all(np.isnan(nan.numpy()))
+    np.testing.assert_array_equal(i.numpy(), [3, 4])
+    np.testing.assert_array_equal(f.numpy(), [3.5, 4.5])
+
+
+class _no_tape:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False

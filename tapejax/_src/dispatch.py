@@ -114,7 +114,7 @@ def apply(op: Op, args: tuple, static: tuple = ()):
             break
     compiled = op._compiled.get(static) or op.compiled(static)
     try:
-        out = compiled(*values)
+        out = compiled(*lazy.device_scalars(values))
     except (TypeError, ValueError) as e:
         if op.runs_user_code or isinstance(e, jax.errors.JAXTypeError):
             raise

@@ -56,6 +56,13 @@ try:
     from jax._src.array import ArrayImpl
 except ImportError:  # pragma: no cover - a JAX without the private name: nothing is deferred
     ArrayImpl = None
+try:
+    from jax._src.core import trace_state_clean
+except ImportError:  # pragma: no cover - without it, scalars are passed as Python values
+
+    def trace_state_clean() -> bool:
+        return False
+
 
 __all__ = [
     "TRACE",
@@ -78,6 +85,48 @@ _CACHE_SIZE = 1024
 _MAX_AFTER = 512  # outputs deferred after a derivative before its recording is computed
 _abstract: dict = {}  # (op, static, input avals) -> output avals
 _programs: collections.OrderedDict = collections.OrderedDict()
+
+# Python scalars among a program's leaves (``* 1.0001``, a learning rate) as device
+# arrays, made once per value. Passed as Python values, each is copied to the device at
+# every call (JAX's transfer guard shows it): on a GPU, a host-to-device transfer per
+# scalar per step. Before this, an H100 ran a recorded chain of 100 elementwise ops
+# with scalar operands at 56 µs per op, against 8.7 µs on a CPU. A float zero
+# (-0.0 == 0.0) and NaN are made at each call; the key holds the settings that change
+# the array (64-bit mode, default device).
+_scalar_arrays: dict = {}
+_SCALAR_CACHE_SIZE = 4096
+
+
+def device_scalars(leaves):
+    """``leaves`` with each Python scalar a device array of the type JAX gives it (weakly
+    typed float, int and complex; bool), so that a program call copies none to the device.
+    Under a JAX trace (``tapejax.function``'s) they stay Python values: literals of the
+    traced program, where an array would be a captured constant."""
+    for v in leaves:
+        if type(v) in _SCALARS:
+            break
+    else:
+        return leaves
+    if not trace_state_clean():
+        return leaves
+    config = jax.config
+    context = (config.jax_enable_x64, config.jax_default_device)
+    out = []
+    for v in leaves:
+        t = type(v)
+        if t in _SCALARS:
+            if t is complex or (t is float and (v != v or v == 0.0)):
+                v = jax.numpy.asarray(v)
+            else:
+                key = (t, v, context)
+                a = _scalar_arrays.get(key)
+                if a is None:
+                    if len(_scalar_arrays) >= _SCALAR_CACHE_SIZE:
+                        _scalar_arrays.clear()
+                    a = _scalar_arrays[key] = jax.numpy.asarray(v)
+                v = a
+        out.append(v)
+    return out
 
 
 def record(op, static, args, trace):
@@ -478,7 +527,7 @@ def compute(pendings) -> None:
 
         return forward
 
-    _store(nodes, _cached(("forward", prog, w.leaf_avals()), build)(*w.leaves))
+    _store(nodes, _cached(("forward", prog, w.leaf_avals()), build)(*device_scalars(w.leaves)))
 
 
 def compute_trace(trace) -> None:
@@ -516,7 +565,7 @@ def compute_trace(trace) -> None:
             return run
 
         fn = _cached(key, build)
-    values = fn(*trace.leaves)
+    values = fn(*device_scalars(trace.leaves))
     for o, v in zip(held, values):
         p = o._v
         node = p.node
@@ -599,7 +648,8 @@ def run_fused(op, args, trace) -> tuple:
 
         return fused
 
-    result, forward = _cached(("fused", op, prog, arg_refs, w.leaf_avals()), build)(*w.leaves)
+    fused = _cached(("fused", op, prog, arg_refs, w.leaf_avals()), build)
+    result, forward = fused(*device_scalars(w.leaves))
     _store(nodes, forward)
     _resolve(trace)
     return result

@@ -24,6 +24,7 @@ from .lazy import (
     _resolve,
     _store,
     append_node,
+    device_scalars,
 )
 from .lowering import Lowered, lower
 from .tensor import Pending, Tensor
@@ -51,7 +52,7 @@ class Plan:
         cts = []
         if cotangents is not None:
             cts = [c._value for c, on in zip(cotangents, self.lowered.target_connected) if on]
-        result, forward = self.fn(trace.leaves, cts)
+        result, forward = self.fn(device_scalars(trace.leaves), cts)
         _store(trace.lazy_nodes, forward)
         _resolve(trace)
         if self.out_avals is None:

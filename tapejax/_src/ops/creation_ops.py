@@ -6,6 +6,8 @@ float64 (x64) for int bounds; negative dimensions are TF's errors.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -14,6 +16,7 @@ from .. import dtypes
 from ..conversion import canonical_np_dtype, convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
+from ..lazy import trace_state_clean
 from ..tensor import Tensor, wrap
 from ._helpers import axis_ints, tf_type_name, to_tensor
 from .array_ops import _check_dims, _dims, _ints
@@ -23,28 +26,42 @@ def _dtype_np(dtype, default=dtypes.float32):
     return canonical_np_dtype(dtypes.as_dtype(dtype if dtype is not None else default)._np)
 
 
+@functools.lru_cache(maxsize=512)
+def _filled_program(dims: tuple, dtype, value: int):
+    """A compiled program making a ``dims`` array of ``value``: the value is part of the
+    program, where eager ``jnp.zeros`` copies its fill value to the device at each call
+    (on a GPU, a host-to-device transfer per ``tf.zeros``)."""
+    return jax.jit(lambda: jnp.full(dims, value, dtype))
+
+
+def _filled(dims, dtype, value: int):
+    if trace_state_clean():
+        return _filled_program(tuple(dims), np.dtype(dtype), value)()
+    return jnp.full(tuple(dims), value, dtype)  # under a JAX trace: part of the program
+
+
 def zeros(shape, dtype=dtypes.float32, name=None, layout=None):
     """A tensor of zeros (``tf.zeros``)."""
     dims = _ints(shape, "index_type", "Fill")
     _check_dims(dims, "Fill")
-    return wrap(jnp.zeros(dims, _dtype_np(dtype)))
+    return wrap(_filled(dims, _dtype_np(dtype), 0))
 
 
 def ones(shape, dtype=dtypes.float32, name=None, layout=None):
     """A tensor of ones (``tf.ones``)."""
     dims = _ints(shape, "index_type", "Fill")
     _check_dims(dims, "Fill")
-    return wrap(jnp.ones(dims, _dtype_np(dtype)))
+    return wrap(_filled(dims, _dtype_np(dtype), 1))
 
 
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     x = to_tensor(input)
-    return wrap(jnp.zeros(x._v.shape, x._v.dtype if dtype is None else _dtype_np(dtype)))
+    return wrap(_filled(x._v.shape, x._v.dtype if dtype is None else _dtype_np(dtype), 0))
 
 
 def ones_like(input, dtype=None, name=None, layout=None):  # noqa: A002
     x = to_tensor(input)
-    return wrap(jnp.ones(x._v.shape, x._v.dtype if dtype is None else _dtype_np(dtype)))
+    return wrap(_filled(x._v.shape, x._v.dtype if dtype is None else _dtype_np(dtype), 1))
 
 
 _fill_op = Op("Fill", lambda v, *, shape: jnp.broadcast_to(v.reshape(()), shape))
