@@ -48,14 +48,14 @@ def plain(value):
 
 def same_outcome(fn):
     """``fn(tf)`` gives the same result, or raises the same exception type and text, in
-    both frameworks (run-specific numbers in texts masked)."""
+    both frameworks (run-specific numbers and object addresses in texts masked)."""
 
     def outcome(tf):
         try:
             return ("ok", plain(fn(tf)))
         except Exception as e:  # noqa: BLE001 - the exception is the result under test
             text = str(e).split("\n\n")[-1].strip()
-            return (type(e).__name__, re.sub(r"\d{6,}|test-section-\d+", "N", text))
+            return (type(e).__name__, re.sub(r"0x[0-9a-f]+|\d{6,}|test-section-\d+", "N", text))
         finally:
             gc.collect()  # TF releases a section's mutex when its lock tensor is freed
 
