@@ -20,9 +20,9 @@ import jax
 import numpy as np
 from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
 
-from .. import execution, recorder
+from .. import execution
 from ..binding import VariableWatcher
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor
 from ..tensor_spec import TensorSpec
 from . import structure
 
@@ -47,16 +47,7 @@ class Traced:
         found = []
         watcher = VariableWatcher()
         checks = execution.runtime_checks()
-
-        def run(*arrays):
-            try:
-                with recorder.only((watcher,)), execution.function_body():
-                    out = fn(structure.pack(spec, [wrap(a) for a in arrays]))
-            finally:
-                watcher.restore()
-            found.append(out)
-            return [t._value for t in structure.flatten(out) if isinstance(t, Tensor)]
-
+        run = structure.abstract_run(fn, (spec,), watcher, found)
         closed = jax.make_jaxpr(run)(
             *(jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in self._in_avals)
         )

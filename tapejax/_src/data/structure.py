@@ -165,6 +165,24 @@ def run_eagerly(fn, *args):
         return fn(*args)
 
 
+def abstract_run(fn, specs, watcher, found):
+    """A function of arrays for JAX to trace: it runs ``fn(*elements)`` on the elements of
+    ``specs`` made of them, as a dataset function runs (Variable reads and writes seen by
+    ``watcher``, and undone; run-time checks as in ``tapejax.function``), appends ``fn``'s
+    result to ``found`` and returns the arrays of its Tensors."""
+
+    def run(*arrays):
+        try:
+            with recorder.only((watcher,)), execution.function_body():
+                out = fn(*pack(specs, [wrap(a) for a in arrays]))
+        finally:
+            watcher.restore()
+        found.append(out)
+        return [t._value for t in flatten(out) if isinstance(t, Tensor)]
+
+    return run
+
+
 def trace_output(fn, *specs):
     """What ``fn(*specs)`` returns, found by running it once on abstract values (JAX's
     ``eval_shape``), as TF traces a dataset function once. Dims that the specs leave
@@ -180,18 +198,7 @@ def trace_output(fn, *specs):
     unknown = any(d is None for s in leaves for d in s.shape.as_list())
     for size in (2, 3) if unknown else (None,):
         found = []
-
-        def run(*arrays, size=size, found=found):
-            watcher = VariableWatcher()
-            try:
-                with recorder.only((watcher,)), execution.function_body():
-                    out = fn(*pack(specs, [wrap(a) for a in arrays]))
-            finally:
-                watcher.restore()
-            found.append(out)
-            tensors = [x for x in flatten(out) if isinstance(x, Tensor)]
-            return [t._value for t in tensors]
-
+        run = abstract_run(fn, specs, VariableWatcher(), found)
         structs = [
             jax.ShapeDtypeStruct(
                 tuple(size if d is None else d for d in s.shape.as_list()),
