@@ -1509,6 +1509,23 @@ def test_take_while_over_blocks_stops_at_the_first_false():
     assert len(list(build(tapejax))) == 652
 
 
+def test_reduce_after_an_eager_only_map_runs_eagerly():
+    """A map only eager code can run (``.numpy()``) has no element spec before its first
+    element: a reduce after it runs eagerly, and over no elements gives the initial state."""
+    calls = []
+
+    def eager_only(x):
+        calls.append(1)
+        return tapejax.constant(int(x.numpy()) * 2)
+
+    def step(s, x):
+        return s + tapejax.cast(x, tapejax.int64)
+
+    empty = tapejax.data.Dataset.range(0).map(eager_only)
+    assert int(empty.reduce(tapejax.constant(7, tapejax.int64), step)) == 7
+    assert int(tapejax.data.Dataset.range(4).map(eager_only).reduce(np.int64(0), step)) == 12
+
+
 def test_reduce_reading_a_variable_sees_its_value_as_tfs():
     def totals(fw):
         v = fw.Variable(1.0)

@@ -77,12 +77,12 @@ def _fold_trace(dataset, fn, initial, new_state_of, type_error):
     function runs eagerly). Raises TF's ``TypeError`` (``type_error(expected types,
     new state, found)``) where the new state's dtypes are not the initial state's."""
     state_spec = structure.spec_of(initial)
-    element_spec = dataset.element_spec
     while True:
-        specs = (state_spec, element_spec)
-        leaves = structure.flatten(specs)
         traced = None
         try:
+            element_spec = dataset.element_spec
+            specs = (state_spec, element_spec)
+            leaves = structure.flatten(specs)
             if all(s.shape.is_fully_defined() for s in leaves):
                 traced = compiled.Traced(lambda pair: fn(*pair), specs)
                 found = traced.out_spec
@@ -524,9 +524,10 @@ class Transformations:
         element, or one ``lax.scan`` per block of elements where the input runs no
         Python code of the user's. It runs eagerly per element instead, a Python side
         effect per element, where the state's or the elements' specs leave a dim
-        unknown (a state whose shape changes), or under ``map``'s rules (a Variable,
-        an assertion, a ``numpy_function``/``py_function``/``tf.print``, or a function
-        that cannot be traced).
+        unknown (a state whose shape changes), where the new state is not nested as the
+        initial one or holds other values than Tensors, or under ``map``'s rules (a
+        Variable, an assertion, a ``numpy_function``/``py_function``/``tf.print``, or a
+        function that cannot be traced).
         """
         if execution.inside_function():
             from .dataset import _ITERATE_IN_FUNCTION
