@@ -555,6 +555,20 @@ ERRORS = [
         r"^Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but its return type isTensorSpec\(shape=\(\), dtype=tf.int64, name=None\).$",
     ),
     (
+        lambda tf: tf.data.Dataset.range(3).reduce(
+            tf.constant(0, tf.int32), lambda s, x: tf.cast(s, tf.float32)
+        ),
+        "TypeError",
+        r"^The element types for the new state must match the initial state. Expected <dtype: 'int32'> but got <dtype: 'float32'>.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).scan(
+            (0, {"a": 1.0}), lambda s, x: ((s[0] + 1, {"a": tf.cast(s[1]["a"], tf.float64)}), x)
+        ),
+        "TypeError",
+        r"^Invalid `scan_func`. The element types for the new state must match the initial state. Expected \(tf.int32, \{'a': tf.float32\}\), got \(tf.int32, \{'a': tf.float64\}\).$",
+    ),
+    (
         lambda tf: tf.data.Dataset.range(3).unbatch(),
         "ValueError",
         r"^Cannot unbatch an input with scalar components.$",
@@ -1175,6 +1189,401 @@ def test_compiled_map_over_blocks_raises_an_input_error_after_the_elements_befor
         for _, out in traced.results(elements(), None, prefetchable=True):
             got.append(int(out))
     assert got == [0, 2, 4, 6, 8]
+
+
+# -- take_while, scan and reduce traced once ---------------------------------------------
+
+
+def _counting_below_5(fw, calls):
+    def fn(x):
+        calls.append(1)
+        return x < 5
+
+    return fn
+
+
+def _counting_running_sum(fw, calls):
+    def fn(state, x):
+        calls.append(1)
+        return state + x, state * 2
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda fw, fn: fw.data.Dataset.range(9).take_while(fn),
+        lambda fw, fn: fw.data.Dataset.range(600).take_while(lambda x: x < 400).take_while(fn),
+        lambda fw, fn: fw.data.Dataset.range(9).map(lambda x: x * 2).take_while(fn),
+    ],
+    ids=["take_while", "take_while_after_take_while", "take_while_after_map"],
+)
+def test_take_while_python_side_effects_run_once_as_tfs(build):
+    got = _calls_and_values(tapejax, _counting_below_5, build)
+    want = _calls_and_values(tensorflow, _counting_below_5, build)
+    assert got == want
+    assert got[0] == [1, 1, 1]
+
+
+SCANS = [
+    (
+        "int64",
+        lambda tf: tf.data.Dataset.range(6).scan(
+            tf.constant(0, tf.int64), lambda s, x: (s + x, s * 10)
+        ),
+    ),
+    ("python_int_state", lambda tf: tf.data.Dataset.range(5).scan(0, lambda s, x: (s + 1, (s, x)))),
+    (
+        "float",
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.linspace(0, 1, 7, dtype=np.float32)).scan(
+            1.0, lambda s, x: (s * 0.5 + x, s - x)
+        ),
+    ),
+    (
+        "tuple_state",
+        lambda tf: tf.data.Dataset.range(5).scan(
+            (0, 0.0),
+            lambda s, x: ((s[0] + 1, s[1] + tf.cast(x, tf.float32)), {"n": s[0], "total": s[1]}),
+        ),
+    ),
+    (
+        "dict_state",
+        lambda tf: tf.data.Dataset.range(5).scan(
+            {"m": tf.constant(-1, tf.int64), "k": 2},
+            lambda s, x: (
+                {"m": tf.maximum(s["m"], 3 - x), "k": s["k"] * 2},
+                s["m"] + tf.cast(s["k"], tf.int64),
+            ),
+        ),
+    ),
+    (
+        "namedtuple_element",
+        lambda tf: tf.data.Dataset.from_tensor_slices(Point([1, 2, 3], [4.0, 5.0, 6.0])).scan(
+            0.0, lambda s, p: (s + p.y, tf.cast(p.x, tf.float32) * s)
+        ),
+    ),
+    (
+        "vector_state_after_batch",
+        lambda tf: (
+            tf.data.Dataset.range(10)
+            .batch(2, True)
+            .scan(tf.zeros([2], tf.int64), lambda s, b: (s + b, tf.reduce_sum(s)))
+        ),
+    ),
+    (
+        "blocks_of_600",
+        lambda tf: tf.data.Dataset.range(600).scan(
+            tf.constant(0, tf.int64), lambda s, x: (s + x * x, s % 1000)
+        ),
+    ),
+    (
+        "generator_input",
+        lambda tf: tf.data.Dataset.from_generator(
+            lambda: iter(range(7)), output_signature=tf.TensorSpec([], tf.int64)
+        ).scan(tf.constant(1, tf.int64), lambda s, x: (s * 2 + x, s)),
+    ),
+    (
+        "state_shape_changes",
+        lambda tf: tf.data.Dataset.range(4).scan(
+            tf.constant([], tf.int64), lambda s, x: (tf.concat([s, [x]], 0), tf.size(s))
+        ),
+    ),
+    (
+        "take_after_scan",
+        lambda tf: (
+            tf.data.Dataset.range(1000)
+            .scan(tf.constant(0, tf.int64), lambda s, x: (s + 1, s))
+            .take(300)
+            .skip(297)
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("build", [b for _, b in SCANS], ids=[i for i, _ in SCANS])
+def test_scan_is_tfs(build):
+    check_same_dataset(build)
+
+
+REDUCES = [
+    (
+        "int64",
+        lambda tf: tf.data.Dataset.range(10).reduce(tf.constant(0, tf.int64), lambda s, x: s + x),
+    ),
+    ("python_int_state", lambda tf: tf.data.Dataset.range(7).reduce(0, lambda s, x: s + 1)),
+    (
+        "float",
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.arange(9, dtype=np.float32) / 4).reduce(
+            0.5, lambda s, x: s * 0.75 + x * x
+        ),
+    ),
+    (
+        "tuple_state",
+        lambda tf: tf.data.Dataset.range(5).reduce(
+            (0, 0.0), lambda s, x: (s[0] + 1, s[1] + tf.cast(x, tf.float32))
+        ),
+    ),
+    (
+        "dict_state",
+        lambda tf: tf.data.Dataset.range(5).reduce(
+            {"n": 0, "m": tf.constant(-1, tf.int64)},
+            lambda s, x: {"n": s["n"] + 1, "m": tf.maximum(s["m"], x)},
+        ),
+    ),
+    (
+        "tuple_element",
+        lambda tf: tf.data.Dataset.from_tensor_slices(([1, 2, 3], [0.5, 1.5, 2.5])).reduce(
+            0.0, lambda s, e: s + tf.cast(e[0], tf.float32) * e[1]
+        ),
+    ),
+    ("empty", lambda tf: tf.data.Dataset.range(0).reduce(0.0, lambda s, x: s + 1.0)),
+    (
+        "empty_tuple_state",
+        lambda tf: tf.data.Dataset.range(0).reduce(
+            (tf.constant(3, tf.int64), [1.0, 2.0]), lambda s, x: (s[0] + x, s[1] * 2.0)
+        ),
+    ),
+    (
+        "blocks_of_1000",
+        lambda tf: tf.data.Dataset.range(1000).reduce(
+            tf.constant(0, tf.int64), lambda s, x: s + x * x
+        ),
+    ),
+    (
+        "blocks_and_a_rest",
+        lambda tf: (
+            tf.data.Dataset.range(700)
+            .map(lambda x: tf.cast(x, tf.float32))
+            .reduce((0.0, 0), lambda s, x: (tf.maximum(s[0], x), s[1] + 1))
+        ),
+    ),
+    (
+        "generator_input",
+        lambda tf: tf.data.Dataset.from_generator(
+            lambda: iter(range(5)), output_signature=tf.TensorSpec([], tf.int64)
+        ).reduce(tf.constant(1, tf.int64), lambda s, x: s * 3 + x),
+    ),
+    (
+        "state_shape_changes",
+        lambda tf: tf.data.Dataset.range(4).reduce(
+            tf.constant([], tf.int64), lambda s, x: tf.concat([s, [x]], 0)
+        ),
+    ),
+    (
+        "after_scan",
+        lambda tf: (
+            tf.data.Dataset.range(300)
+            .scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s))
+            .reduce(tf.constant(0, tf.int64), lambda s, x: s + x)
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("build", [b for _, b in REDUCES], ids=[i for i, _ in REDUCES])
+def test_reduce_values_and_dtypes_are_tfs(build):
+    want = build(tensorflow)
+    got = build(tapejax)
+    assert_same_element(got, want, "state")
+
+
+def _counting(build, fw):
+    calls = []
+
+    def counted(fn):
+        def wrapper(*args):
+            calls.append(1)
+            return fn(*args)
+
+        return wrapper
+
+    result = build(fw, counted)
+    return calls, result
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda fw, counted: fw.data.Dataset.range(50).reduce(
+            fw.constant(0, fw.int64), counted(lambda s, x: s + x)
+        ),
+        lambda fw, counted: fw.data.Dataset.range(400).reduce(
+            (0, 1.0), counted(lambda s, x: (s[0] + 1, s[1] * 1.01))
+        ),
+        lambda fw, counted: fw.data.Dataset.range(0).reduce(0.0, counted(lambda s, x: s + 1.0)),
+        lambda fw, counted: fw.data.Dataset.from_generator(
+            lambda: iter(range(5)), output_signature=fw.TensorSpec([], fw.int64)
+        ).reduce(fw.constant(0, fw.int64), counted(lambda s, x: s - x)),
+        lambda fw, counted: list(
+            fw.data.Dataset.range(300)
+            .scan(fw.constant(0, fw.int64), counted(lambda s, x: (s + x, s)))
+            .as_numpy_iterator()
+        ),
+        lambda fw, counted: list(
+            fw.data.Dataset.range(5)
+            .batch(2)
+            .scan(0, counted(lambda s, b: (s + 1, b * 2)))
+            .as_numpy_iterator()
+        ),
+    ],
+    ids=[
+        "reduce",
+        "reduce_tuple_state_blocks",
+        "reduce_empty",
+        "reduce_generator",
+        "scan",
+        "scan_unknown_dims_in_elements",
+    ],
+)
+def test_scan_and_reduce_python_side_effects_run_once_as_tfs(build, request):
+    """As TF, the function runs once, when ``scan``/``reduce`` is called, not per element;
+    where the elements' spec leaves a dim unknown (``scan_unknown_dims_in_elements``),
+    tapejax runs it eagerly per element instead (docs/compat.md)."""
+    unknown_dims = request.node.callspec.id == "scan_unknown_dims_in_elements"
+    got_calls, got = _counting(build, tapejax)
+    want_calls, want = _counting(build, tensorflow)
+    if isinstance(want, list):
+        assert [np.asarray(g).tolist() for g in got] == [np.asarray(w).tolist() for w in want]
+    else:
+        assert_same_element(got, want, "state")
+    assert len(want_calls) == 1
+    assert len(got_calls) == (2 + 3 if unknown_dims else 1)
+
+
+def test_scan_and_reduce_functions_are_traced_once_for_a_thousand_elements():
+    traces = []
+
+    def step(s, x):
+        traces.append(tapejax.is_symbolic_tensor(x))
+        return s + tapejax.cast(x, tapejax.float32) / 255
+
+    images = np.arange(1000 * 4, dtype=np.uint8).reshape(1000, 4)
+    want = np.sum(images / np.float32(255), axis=0)
+    for source in (
+        tapejax.data.Dataset.from_tensor_slices(images),
+        tapejax.data.Dataset.from_generator(
+            lambda: iter(images), output_signature=tapejax.TensorSpec([4], tapejax.uint8)
+        ),
+    ):
+        traces.clear()
+        total = source.reduce(tapejax.zeros([4]), step)
+        np.testing.assert_allclose(total.numpy(), want, rtol=1e-5)
+        assert traces == [True]
+        traces.clear()
+        outs = list(source.scan(tapejax.zeros([4]), lambda s, x: (step(s, x), s)))
+        assert len(outs) == 1000 and traces == [True]
+        np.testing.assert_allclose(outs[-1].numpy(), want - images[-1] / np.float32(255), rtol=1e-5)
+        traces.clear()
+        kept = list(source.take_while(lambda x: step(0.0, x)[0] < 0.9))
+        assert len(kept) == 58 and traces == [True]  # 4 * 58 = 232 > 0.9 * 255
+
+
+def test_take_while_does_not_pull_a_generator_past_the_first_false():
+    def pulled(fw):
+        log = []
+
+        def gen():
+            for i in range(1000):
+                log.append(i)
+                yield i
+
+        ds = fw.data.Dataset.from_generator(gen, output_signature=fw.TensorSpec([], fw.int64))
+        ds = ds.take_while(lambda x: x < 3)
+        return [int(x) for x in ds], log
+
+    (got, got_log), (want, want_log) = pulled(tapejax), pulled(tensorflow)
+    assert got == want == [0, 1, 2]
+    assert got_log == [0, 1, 2, 3] and want_log[:4] == got_log
+
+
+def test_take_while_over_blocks_stops_at_the_first_false():
+    """A prefetchable input is evaluated in blocks: nothing after the first False comes
+    out, even where later elements are True again."""
+
+    def build(tf):
+        ds = tf.data.Dataset.range(2000).map(lambda x: x % 700)
+        return ds.take_while(lambda x: x < 650).concatenate(tf.data.Dataset.range(2))
+
+    check_same_dataset(build)
+    assert len(list(build(tapejax))) == 652
+
+
+def test_reduce_after_an_eager_only_map_runs_eagerly():
+    """A map only eager code can run (``.numpy()``) has no element spec before its first
+    element: a reduce after it runs eagerly, and over no elements gives the initial state."""
+    calls = []
+
+    def eager_only(x):
+        calls.append(1)
+        return tapejax.constant(int(x.numpy()) * 2)
+
+    def step(s, x):
+        return s + tapejax.cast(x, tapejax.int64)
+
+    empty = tapejax.data.Dataset.range(0).map(eager_only)
+    assert int(empty.reduce(tapejax.constant(7, tapejax.int64), step)) == 7
+    assert int(tapejax.data.Dataset.range(4).map(eager_only).reduce(np.int64(0), step)) == 12
+
+
+def test_reduce_reading_a_variable_sees_its_value_as_tfs():
+    def totals(fw):
+        v = fw.Variable(1.0)
+        ds = fw.data.Dataset.range(4)
+
+        def step(s, x):
+            return s + fw.cast(x, fw.float32) * v
+
+        first = float(ds.reduce(0.0, step))
+        v.assign(10.0)
+        return (
+            first,
+            float(ds.reduce(0.0, step)),
+            float(ds.scan(0.0, lambda s, x: (step(s, x), s)).reduce(0.0, lambda s, x: s + x)),
+        )
+
+    got, want = totals(tapejax), totals(tensorflow)
+    assert got == want and got[:2] == (6.0, 60.0)
+
+
+def test_scan_assertion_fails_at_the_element_tf_fails_at():
+    def run(fw):
+        calls, got = [], []
+
+        def step(s, x):
+            calls.append(1)
+            with fw.control_dependencies([fw.debugging.assert_less(s, fw.constant(7, fw.int64))]):
+                return s + x, fw.identity(s)
+
+        ds = fw.data.Dataset.range(10).scan(fw.constant(0, fw.int64), step)
+        it = iter(ds)
+        with pytest.raises(fw.errors.InvalidArgumentError):
+            while True:
+                got.append(int(next(it)))
+        return got, len(calls)
+
+    got, want = run(tapejax), run(tensorflow)
+    assert got[0] == want[0] == [0, 0, 1, 3, 6]
+    assert want[1] == 1 and got[1] > 4  # the fallback: eager per element
+
+
+def test_compiled_scan_over_blocks_raises_an_input_error_after_the_elements_before_it():
+    from tapejax._src.data import compiled
+
+    def elements():
+        for i in range(600):
+            yield np.asarray(i, np.int64)
+        raise tapejax.errors.InvalidArgumentError(None, None, "input failed")
+
+    spec = tapejax.TensorSpec([], tapejax.int64)
+    traced = compiled.Traced(lambda pair: (pair[0] + pair[1], pair[0] * 2), (spec, spec))
+    assert traced.compiled
+    got = []
+    with pytest.raises(tapejax.errors.InvalidArgumentError, match="input failed"):
+        run = traced.fold([np.asarray(0, np.int64)], elements(), None, True, lambda v: int(v[0]))
+        for out in run:
+            got.append(out)
+    assert got == [2 * (i * (i - 1) // 2) for i in range(600)]
 
 
 # -- shuffle -------------------------------------------------------------------------------

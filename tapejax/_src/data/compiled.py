@@ -1,11 +1,15 @@
-"""A dataset function (``map``'s, ``filter``'s) traced once into a JAX program and run
-compiled, as TF traces it once into a graph.
+"""A dataset function (``map``'s, ``filter``'s, ``take_while``'s, ``scan``'s,
+``reduce``'s) traced once into a JAX program and run compiled, as TF traces it once
+into a graph.
 
 The one trace, on abstract elements of the input's element spec, also gives the output
 spec. The program runs on each element, or, where pulling elements ahead of need cannot
 be observed (the input runs no Python code of the user's), vmapped over blocks of
 elements stacked on the host. A spec with unknown dims is traced twice for the output
-spec (as ``structure.trace_output``), then once per element shape.
+spec (as ``structure.trace_output``), then once per element shape. A ``scan``'s or
+``reduce``'s function, traced on ``(state, element)``, runs as a fold (``Traced.fold``):
+the state carried on the device from one element's program to the next, or through one
+``lax.scan`` per block of elements where pulling ahead cannot be observed.
 
 It must never compile a function whose results could differ from running it eagerly on
 each element (beyond a float's rounding, where XLA fuses ops): a function that reads or
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import jax
 import numpy as np
+from jax import lax
 from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
 
 from .. import execution
@@ -69,6 +74,8 @@ class Traced:
             return
         self._out_tree = structure.map_structure(lambda _: None, out)
         jaxpr, self._consts = closed.jaxpr, closed.consts
+        self._jaxpr = jaxpr
+        self._scan = None  # the block program of ``fold``, made on first use
 
         def body(consts, *arrays):
             # Captured arrays are arguments, not constants XLA would fold into the program.
@@ -82,11 +89,12 @@ class Traced:
         )
         self._block_size = int(max(1, min(_BLOCK_ELEMENTS, _BLOCK_BYTES // max(1, per_element))))
 
-    def _fits(self, leaves) -> bool:
-        """Whether an element's components have the traced shapes and dtypes."""
-        return len(leaves) == len(self._in_avals) and all(
-            a.shape == shape and a.dtype == dtype
-            for a, (shape, dtype) in zip(leaves, self._in_avals)
+    def _fits(self, leaves, start=0) -> bool:
+        """Whether an element's components have the traced shapes and dtypes (those of
+        the arguments from the ``start``-th on)."""
+        avals = self._in_avals[start:]
+        return len(leaves) == len(avals) and all(
+            a.shape == shape and a.dtype == dtype for a, (shape, dtype) in zip(leaves, avals)
         )
 
     def _unpack(self, outs):
@@ -145,6 +153,88 @@ class Traced:
             return
         for i, element in enumerate(block):
             yield element, structure.pack(self._out_tree, [o[i, ...] for o in outs])
+
+    def fold(self, state, elements, eager, prefetchable, pack_output=None):
+        """Runs the program as ``fn(state, element)`` (traced on ``(state_spec,
+        element_spec)``) over the host ``elements``, from the state's leaves ``state``,
+        the new state (the program's first results) carried on the device. Yields, per
+        element, the rest of its results as host values given to ``pack_output`` (None
+        where it is None) and returns the last state's leaves. An element (or a state)
+        the program was not traced for runs as ``eager(state, element) -> (state,
+        output)``. With ``prefetchable``, each full block of elements runs through one
+        ``lax.scan``; an error raised by the input comes after the outputs of the
+        elements before it, as without blocks.
+        """
+        n = len(state)
+        state = list(state)
+
+        def one(state, element):
+            leaves = structure.flatten(element)
+            if not self._fits(list(state) + leaves):
+                return eager(state, element)
+            outs = self._one(self._consts, *state, *leaves)
+            rest = [np.asarray(o) for o in outs[n:]]
+            return list(outs[:n]), None if pack_output is None else pack_output(rest)
+
+        if not prefetchable or self._block_size == 1:
+            for element in elements:
+                state, out = one(state, element)
+                yield out
+            return state
+        while True:
+            block, failure, done = [], None, False
+            try:
+                while len(block) < self._block_size:
+                    block.append(next(elements))
+            except StopIteration:
+                done = True
+            except Exception as error:  # noqa: BLE001 - raised after the elements before it
+                failure = error
+            scanned = None
+            if len(block) == self._block_size:
+                scanned = self._scan_block(state, block, n)
+            if scanned is None:
+                for element in block:
+                    state, out = one(state, element)
+                    yield out
+            else:
+                state, outs = scanned
+                for i in range(len(block)):
+                    yield None if pack_output is None else pack_output([o[i, ...] for o in outs])
+            if failure is not None:
+                raise failure
+            if done:
+                return state
+
+    def _scan_block(self, state, block, n):
+        """``(state, stacked outputs)`` after the full ``block`` of elements, run by one
+        ``lax.scan`` from ``state``; None where the program cannot run the block so."""
+        flat = [structure.flatten(e) for e in block]
+        if not self._fits(list(state) + flat[0]) or not all(self._fits(f, n) for f in flat):
+            return None
+        if self._scan is None:
+            jaxpr = self._jaxpr
+
+            def body(consts, carry, xs):
+                fn = jaxpr_as_fun(ClosedJaxpr(jaxpr, consts))
+
+                def step(carry, x):
+                    outs = fn(*carry, *x)
+                    # The carry keeps its dtypes exactly (a weakly typed result would not).
+                    new = [lax.convert_element_type(o, c.dtype) for o, c in zip(outs[:n], carry)]
+                    return new, list(outs[n:])
+
+                carry = [lax.convert_element_type(c, c.dtype) for c in carry]
+                return lax.scan(step, carry, xs)
+
+            self._scan = jax.jit(body)
+        xs = [np.stack([leaves[k] for leaves in flat]) for k in range(len(flat[0]))]
+        try:
+            carry, ys = self._scan(self._consts, list(state), xs)
+        except Exception:  # noqa: BLE001 - a program JAX cannot scan runs per element
+            self._block_size = 1
+            return None
+        return list(carry), [np.asarray(y) for y in ys]
 
 
 class TracedPerShape:

@@ -4,9 +4,9 @@ components are NumPy values (slicing, shuffling and batching cost no device tran
 user functions and the iterator get tapejax Tensors.
 
 A Dataset is immutable; each ``iter`` starts its pipeline afresh. The pipeline itself is
-never traced (``map``'s and ``filter``'s functions may be, ``compiled.py``): iterating a
-Dataset inside a ``tapejax.function`` is refused (it would run once, at trace time), and
-a Dataset never records on a tape.
+never traced (``map``'s, ``filter``'s, ``take_while``'s, ``scan``'s and ``reduce``'s
+functions may be, ``compiled.py``): iterating a Dataset inside a ``tapejax.function``
+is refused (it would run once, at trace time), and a Dataset never records on a tape.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ class Dataset(Transformations, Batching):
     ``from_generator``..., transform it with ``map``, ``shuffle``, ``batch``..., and
     iterate it with ``for`` in Python.
 
-    The pipeline runs in Python on the host. Functions given to ``map`` and ``filter``
-    are traced once and run compiled where that cannot change their results (see
-    ``map``); the others, ``flat_map``, ``scan``..., run once per element, on eager
-    Tensors.
+    The pipeline runs in Python on the host. Functions given to ``map``, ``filter``,
+    ``take_while``, ``scan`` and ``reduce`` are traced once and run compiled where that
+    cannot change their results (see ``map`` and ``reduce``); ``flat_map``'s and
+    ``interleave``'s run once per element, on eager Tensors.
 
     Example:
         >>> import tapejax as tf
@@ -51,11 +51,11 @@ class Dataset(Transformations, Batching):
         >>> [b.numpy().tolist() for b in ds]
         [[0, 2], [4, 6], [8]]
 
-    .. warning:: Functions that run eagerly (``flat_map``'s, ``scan``'s..., and
-       ``map``'s or ``filter``'s where they cannot run compiled) run in Python for every
-       element (TF traces them once into a graph): a Python side effect happens at each
-       element (and once or twice when the transformation is created, to find the
-       element spec). ``shuffle``'s order is not TF's. A Dataset cannot be iterated
+    .. warning:: Functions that run eagerly (``flat_map``'s, ``interleave``'s, and the
+       others' where they cannot run compiled) run in Python for every element (TF
+       traces them once into a graph): a Python side effect happens at each element
+       (and once or twice when the transformation is created, to find the element
+       spec). ``shuffle``'s order is not TF's. A Dataset cannot be iterated
        inside a ``tapejax.function`` (``NotImplementedError``): iterate it outside and
        pass the elements in. See ``docs/compat.md``.
     """

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import dtypes, execution
 from ..errors import InvalidArgumentError
+from ..tensor import wrap
 from ..tensor_spec import TensorSpec
 from . import compiled, structure
 from .structure import INFINITE, UNKNOWN
@@ -59,6 +60,52 @@ def _compiled_or_spec(dataset, fn):
     if traced is None:
         return None, _traced_spec(dataset, fn)
     return (traced if traced.compiled else None), traced.out_spec
+
+
+def _dtypes_of(specs):
+    return structure.map_structure(lambda s: s.dtype, specs)
+
+
+def _fold_trace(dataset, fn, initial, new_state_of, type_error):
+    """``(traced, found, failure)`` for ``fn(state, element)`` (``scan``'s, ``reduce``'s)
+    on ``dataset``'s elements from the state ``initial``, traced as TF traces it: again
+    with the state's shapes relaxed (dims that changed unknown) while the new state's
+    shapes (``new_state_of(found)``) differ from the state's. ``traced``: a
+    ``compiled.Traced`` of ``fn`` on ``(state, element)`` where the last trace's specs
+    are fully defined and it is safe to run compiled, else None; ``found``: the last
+    trace's result, as specs; ``failure``: the error of a trace that failed (then the
+    function runs eagerly). Raises TF's ``TypeError`` (``type_error(expected types,
+    new state, found)``) where the new state's dtypes are not the initial state's."""
+    state_spec = structure.spec_of(initial)
+    while True:
+        traced = None
+        try:
+            element_spec = dataset.element_spec
+            specs = (state_spec, element_spec)
+            leaves = structure.flatten(specs)
+            if all(s.shape.is_fully_defined() for s in leaves):
+                traced = compiled.Traced(lambda pair: fn(*pair), specs)
+                found = traced.out_spec
+            else:
+                found = structure.trace_output(fn, state_spec, element_spec)
+        except Exception as error:  # noqa: BLE001 - any failure of the trace runs eagerly
+            return None, None, error
+        new_state = new_state_of(found)
+        new_leaves = structure.flatten(new_state)
+        if not structure.same_structure(new_state, state_spec) or not all(
+            isinstance(s, TensorSpec) for s in new_leaves
+        ):
+            return None, found, None  # runs eagerly, as before
+        if any(a.dtype != b.dtype for a, b in zip(structure.flatten(state_spec), new_leaves)):
+            raise TypeError(type_error(_dtypes_of(state_spec), new_state, found))
+        relaxed = structure.relax(state_spec, new_state)
+        if not any(
+            a.shape.rank is not None
+            and (b.shape.rank is None or a.shape.as_list() != b.shape.as_list())
+            for a, b in zip(structure.flatten(state_spec), structure.flatten(relaxed))
+        ):
+            return (traced if traced is not None and traced.compiled else None), found, None
+        state_spec = relaxed
 
 
 def _extra_values(extra_specs):
@@ -170,22 +217,43 @@ class Transformations:
         return self._derive(make_compiled_iterator, cardinality=UNKNOWN, prefetchable=prefetchable)
 
     def take_while(self, predicate, name=None):
-        """The elements up to the first for which ``predicate(element)`` is False."""
+        """The elements up to the first for which ``predicate(element)`` is False.
+
+        ``predicate`` is traced once and runs compiled, or eagerly per element, as
+        ``map``'s function (see ``map``). No element after the first False is output,
+        and the input is pulled past it only where that cannot be observed (an input
+        that runs no Python code of the user's, evaluated in blocks).
+        """
         fn = _map_output(predicate)
-        spec = _traced_spec(self, fn)
+        traced, spec = _compiled_or_spec(self, fn)
         if not callable(spec) and not TensorSpec([], dtypes.bool_).is_compatible_with(spec):
             raise ValueError(
                 "Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor but "
                 f"its return type is{spec}."
             )
 
-        def make_iterator():
-            for element in self._elements():
-                if not bool(structure.run_eagerly(fn, structure.to_tensors(element))):
+        def eager(element):
+            return bool(structure.run_eagerly(fn, structure.to_tensors(element)))
+
+        if traced is None:
+
+            def make_iterator():
+                for element in self._elements():
+                    if not eager(element):
+                        return
+                    yield element
+
+            return self._derive(make_iterator, cardinality=UNKNOWN)
+
+        prefetchable = self._prefetchable and traced.pure
+
+        def make_compiled_iterator():
+            for element, keep in traced.results(iter(self._elements()), eager, prefetchable):
+                if not keep:
                     return
                 yield element
 
-        return self._derive(make_iterator, cardinality=UNKNOWN)
+        return self._derive(make_compiled_iterator, cardinality=UNKNOWN, prefetchable=prefetchable)
 
     def take(self, count, name=None):
         """The first ``count`` elements (all of them when ``count`` is -1)."""
@@ -446,21 +514,68 @@ class Transformations:
 
     def reduce(self, initial_state, reduce_func, name=None):
         """``reduce_func(state, element)`` folded over the elements from
-        ``initial_state``; the final state."""
+        ``initial_state``; the final state.
+
+        As TF, ``reduce_func`` is traced when ``reduce`` is called, on abstract values of
+        the state's and the elements' specs, and traced again with the state's shapes
+        relaxed while the new state's shapes differ from them (its dtypes must be the
+        initial state's: TF's ``TypeError`` otherwise). Where the specs are then fully
+        defined it runs compiled, the state carried on the device: one program per
+        element, or one ``lax.scan`` per block of elements where the input runs no
+        Python code of the user's. It runs eagerly per element instead, a Python side
+        effect per element, where the state's or the elements' specs leave a dim
+        unknown (a state whose shape changes), where the new state is not nested as the
+        initial one or holds other values than Tensors, or under ``map``'s rules (a
+        Variable, an assertion, a ``numpy_function``/``py_function``/``tf.print``, or a
+        function that cannot be traced).
+        """
         if execution.inside_function():
             from .dataset import _ITERATE_IN_FUNCTION
 
             raise NotImplementedError(_ITERATE_IN_FUNCTION)
-        state = structure.normalize(initial_state)
-        for element in self._elements():
-            state = structure.returned(
-                structure.run_eagerly(reduce_func, state, structure.to_tensors(element))
+        initial = structure.normalize(initial_state)
+
+        def fn(state, element):
+            return structure.returned(reduce_func(state, element))
+
+        def type_error(expected, new_state, found):
+            return (
+                "The element types for the new state must match the initial state. "
+                f"Expected {expected} but got {_dtypes_of(found)}."
             )
-        return state
+
+        traced, _, _ = _fold_trace(self, fn, initial, lambda found: found, type_error)
+        if traced is None:
+            state = initial
+            for element in self._elements():
+                state = structure.run_eagerly(fn, state, structure.to_tensors(element))
+            return state
+
+        def eager(leaves, element):
+            state = structure.pack(initial, [wrap(a) for a in leaves])
+            state = structure.run_eagerly(fn, state, structure.to_tensors(element))
+            return [t._value for t in structure.flatten(state)], None
+
+        run = traced.fold(
+            [t._value for t in structure.flatten(initial)],
+            iter(self._elements()),
+            eager,
+            self._prefetchable and traced.pure,
+        )
+        while True:
+            try:
+                next(run)
+            except StopIteration as end:
+                return structure.pack(initial, [wrap(a) for a in end.value])
 
     def scan(self, initial_state, scan_func, name=None):
         """A dataset of the outputs of ``scan_func(state, element) -> (new_state,
-        output)``, the state carried from ``initial_state``."""
+        output)``, the state carried from ``initial_state``.
+
+        ``scan_func`` is traced once (again with the state's shapes relaxed while they
+        change, as TF) and runs compiled, or eagerly per element, as ``reduce``'s
+        function (see ``reduce``).
+        """
         initial = structure.normalize(initial_state)
         state_spec = structure.spec_of(initial)
 
@@ -473,8 +588,18 @@ class Transformations:
                 )
             return out
 
-        out_spec = _traced_spec(self, fn, state_spec)
-        spec = (lambda: out_spec()[1]) if callable(out_spec) else out_spec[1]
+        def type_error(expected, new_state, found):
+            return (
+                "Invalid `scan_func`. The element types for the new state must match the "
+                f"initial state. Expected {expected}, got {_dtypes_of(new_state)}."
+            )
+
+        traced, found, failure = _fold_trace(self, fn, initial, lambda f: f[0], type_error)
+        if failure is not None:
+            out_spec = _first_element_spec(self, fn, (state_spec,), failure)
+            spec = lambda: out_spec()[1]  # noqa: E731
+        else:
+            spec = found[1]
 
         def make_iterator():
             state = initial
@@ -482,7 +607,26 @@ class Transformations:
                 state, out = structure.run_eagerly(fn, state, structure.to_tensors(element))
                 yield structure.to_host(out)
 
-        return self._derive(make_iterator, spec)
+        if traced is None:
+            return self._derive(make_iterator, spec)
+
+        def eager(leaves, element):
+            state = structure.pack(initial, [wrap(a) for a in leaves])
+            state, out = structure.run_eagerly(fn, state, structure.to_tensors(element))
+            return [t._value for t in structure.flatten(state)], structure.to_host(out)
+
+        prefetchable = self._prefetchable and traced.pure
+
+        def make_compiled_iterator():
+            return traced.fold(
+                [t._value for t in structure.flatten(initial)],
+                iter(self._elements()),
+                eager,
+                prefetchable,
+                lambda leaves: structure.pack(spec, leaves),
+            )
+
+        return self._derive(make_compiled_iterator, spec, prefetchable=prefetchable)
 
     def unique(self, name=None):
         """The elements (scalars of int32, int64) with repeats removed, first one kept."""
