@@ -111,14 +111,7 @@ class Traced:
                 yield element, self._run_one(element, eager)
             return
         while True:
-            block, failure, done = [], None, False
-            try:
-                while len(block) < self._block_size:
-                    block.append(next(elements))
-            except StopIteration:
-                done = True
-            except Exception as error:  # noqa: BLE001 - raised after the elements before it
-                failure = error
+            block, failure, done = _pull_block(elements, self._block_size)
             yield from self._run_block(block, eager)
             if failure is not None:
                 raise failure
@@ -182,14 +175,7 @@ class Traced:
                 yield out
             return state
         while True:
-            block, failure, done = [], None, False
-            try:
-                while len(block) < self._block_size:
-                    block.append(next(elements))
-            except StopIteration:
-                done = True
-            except Exception as error:  # noqa: BLE001 - raised after the elements before it
-                failure = error
+            block, failure, done = _pull_block(elements, self._block_size)
             scanned = None
             if len(block) == self._block_size:
                 scanned = self._scan_block(state, block, n)
@@ -235,6 +221,21 @@ class Traced:
             self._block_size = 1
             return None
         return list(carry), [np.asarray(y) for y in ys]
+
+
+def _pull_block(elements, size):
+    """Up to ``size`` elements pulled from the iterator ``elements``: ``(block, failure,
+    done)``, ``failure`` the error the input raised after the elements of ``block`` (for
+    the caller to raise once their results are out), ``done`` whether it is exhausted."""
+    block = []
+    try:
+        while len(block) < size:
+            block.append(next(elements))
+    except StopIteration:
+        return block, None, True
+    except Exception as error:  # noqa: BLE001 - raised after the elements before it
+        return block, error, False
+    return block, None, False
 
 
 class TracedPerShape:
