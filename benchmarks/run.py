@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from benchmarks import cnn_lstm as _cnn_lstm  # noqa: F401  (registers cnn and lstm)
+from benchmarks import data as _data  # noqa: F401  (registers the scenario)
 from benchmarks import frameworks, harness
 from benchmarks import jacobian as _jacobian  # noqa: F401  (registers the scenario)
 from benchmarks import keras_dense as _keras_dense  # noqa: F401  (registers the scenario)
