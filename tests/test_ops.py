@@ -1131,6 +1131,30 @@ def test_tf_allowed_table_is_tfs():
         assert listed == tf_list, f"{op_name}: table has {listed!r}, TF has {tf_list!r}"
 
 
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32"])
+@pytest.mark.parametrize("name", ["reduce_sum", "reduce_prod", "reduce_mean"])
+@pytest.mark.parametrize("wide", [False, True], ids=["x32", "x64"])
+def test_integer_reductions_keep_the_dtype_as_tfs(name, dtype, wide, request):
+    """TF's Sum and Prod keep an integer input's dtype and wrap around; its Mean of
+    narrow integers sums in a wider type (the exact mean). NumPy's promotion would widen
+    an int8 sum (to int32, or int64 in 64-bit mode)."""
+    if wide:
+        request.getfixturevalue("x64")
+    info = np.iinfo(dtype)
+    values = [
+        np.full((3, 4), info.max - 1, dtype),  # sums and products overflow
+        (np.arange(12).reshape(3, 4) * 37 % 120).astype(dtype),
+    ]
+    if not wide and name == "reduce_mean" and info.bits == 32:
+        values = values[1:]  # in 32 bits the sum of a 32-bit mean wraps (docs/compat.md)
+    for value in values:
+        for axis in (None, 1):
+            got = getattr(tapejax, name)(tapejax.constant(value), axis=axis)
+            want = getattr(tensorflow, name)(tensorflow.constant(value), axis=axis)
+            assert got.dtype.name == want.dtype.name == dtype
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
 def test_reduce_max_of_empty_is_the_identity():
     assert tapejax.reduce_max(tapejax.zeros([0])).numpy() == -np.inf
     assert tapejax.reduce_min(tapejax.zeros([0])).numpy() == np.inf

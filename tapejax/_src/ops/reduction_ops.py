@@ -32,10 +32,25 @@ from .math_ops import NUMERIC, sqrt
 # -- reductions -----------------------------------------------------------------------------
 
 
+def _same_dtype(reducer):
+    """``reducer`` (``jnp.sum``, ``jnp.prod``) keeping an integer input's dtype, as TF's
+    kernels do (wrapping on overflow); NumPy's rule would widen an int8 sum to the default
+    int (int32, or int64 in 64-bit mode)."""
+
+    def fn(x, *, axis, keepdims):
+        dtype = x.dtype if x.dtype.kind in "iu" else None
+        return reducer(x, axis=axis, keepdims=keepdims, dtype=dtype)
+
+    return fn
+
+
 def _int_mean(x, axis=None, keepdims=False):
+    # TF sums the narrower integers in a wider type (its exact mean); NumPy's promotion
+    # does the same up to the default int (int64 in 64-bit mode). The mean is the input's
+    # dtype again.
     total = jnp.sum(x, axis=axis, keepdims=keepdims)
     count = x.size if axis is None else int(np.prod([x.shape[a] for a in axis]))
-    return jax.lax.div(total, jnp.asarray(max(count, 1), total.dtype))
+    return jax.lax.div(total, jnp.asarray(max(count, 1), total.dtype)).astype(x.dtype)
 
 
 def _mean_fn(x, *, axis, keepdims):
@@ -59,9 +74,7 @@ def _reduction(tf_name: str, fn, kinds: str = NUMERIC, differentiable: bool = Tr
     return public
 
 
-reduce_sum = _reduction(
-    "Sum", lambda x, *, axis, keepdims: jnp.sum(x, axis=axis, keepdims=keepdims)
-)
+reduce_sum = _reduction("Sum", _same_dtype(jnp.sum))
 reduce_mean = _reduction("Mean", _mean_fn)
 
 
@@ -82,9 +95,7 @@ def _extreme_fn(reducer, largest: bool):
 
 reduce_max = _reduction("Max", _extreme_fn(jnp.max, True), "fiu")
 reduce_min = _reduction("Min", _extreme_fn(jnp.min, False), "fiu")
-reduce_prod = _reduction(
-    "Prod", lambda x, *, axis, keepdims: jnp.prod(x, axis=axis, keepdims=keepdims)
-)
+reduce_prod = _reduction("Prod", _same_dtype(jnp.prod))
 reduce_any = _reduction(
     "Any", lambda x, *, axis, keepdims: jnp.any(x, axis=axis, keepdims=keepdims), "b", False
 )
