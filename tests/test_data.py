@@ -9,6 +9,8 @@ from __future__ import annotations
 import collections
 import inspect
 
+import jax
+import jax.monitoring
 import numpy as np
 import pytest
 
@@ -1477,6 +1479,74 @@ def test_scan_and_reduce_functions_are_traced_once_for_a_thousand_elements():
         traces.clear()
         kept = list(source.take_while(lambda x: step(0.0, x)[0] < 0.9))
         assert len(kept) == 58 and traces == [True]  # 4 * 58 = 232 > 0.9 * 255
+
+
+def _count_compiles():
+    """A list that grows by one per XLA compilation from now on (jax.monitoring)."""
+    compiles = []
+
+    def on_event(event, duration, **kwargs):
+        if event == "/jax/core/compile/backend_compile_duration":
+            compiles.append(duration)
+
+    jax.monitoring.register_event_duration_secs_listener(on_event)
+    return compiles
+
+
+def test_a_reduce_called_again_traces_again_as_tfs_but_compiles_nothing_new():
+    """TF traces ``reduce_func`` on each ``reduce`` call (a side effect each call); tapejax
+    too, and a trace that prints as an earlier one runs that one's programs."""
+
+    def side_effects(fw):
+        log = []
+
+        def step(s, x):
+            log.append(1)
+            return s + x % 7
+
+        ds = fw.data.Dataset.range(600, output_type=fw.int32)
+        results = [int(ds.reduce(np.int32(0), step)) for _ in range(3)]
+        return results, len(log)
+
+    assert side_effects(tapejax) == side_effects(tensorflow)
+    ds = tapejax.data.Dataset.range(600, output_type=tapejax.int32)
+    ds.reduce(np.int32(0), lambda s, x: s + x % 7)  # blocks and single elements compiled
+    compiles = _count_compiles()
+    for _ in range(3):  # new lambdas, as a loop in user code makes them
+        assert int(ds.reduce(np.int32(0), lambda s, x: s + x % 7)) == sum(i % 7 for i in range(600))
+        list(ds.map(lambda x: x * 3).take(5))
+    assert [len(compiles)] == [1]  # the map's first trace only
+
+
+def test_shared_programs_tell_captured_values_apart():
+    """Functions that differ only in a captured Python number (a literal of the program)
+    or a captured tensor (an argument of the program) give their own results."""
+    ds = tapejax.data.Dataset.range(10, output_type=tapejax.int32)
+    for k in (3, 5, 3):
+        assert int(ds.reduce(np.int32(0), lambda s, x: s + x % k))  # noqa: B023 == sum(i % k for i in range(10))
+    for m in (1, 2):
+        c = tapejax.constant(np.arange(4, dtype=np.int32) * m)
+        got = [int(v) for v in ds.take(3).map(lambda x: x * tapejax.reduce_sum(c))]  # noqa: B023
+        assert got == [0, 6 * m, 12 * m]
+
+
+def test_a_function_holding_a_host_callback_gets_programs_of_its_own():
+    from tapejax._src.data import compiled
+
+    def with_callback(scale):
+        def f(x):
+            return jax.pure_callback(
+                lambda a: np.asarray(a * scale, np.float32), jax.ShapeDtypeStruct((), np.float32), x
+            )
+
+        return jax.make_jaxpr(f)(np.float32(1)).jaxpr
+
+    a, b = compiled._programs_of(with_callback(2)), compiled._programs_of(with_callback(3))
+    assert a is not b
+    plain = jax.make_jaxpr(lambda x: x * 2)(np.float32(1)).jaxpr
+    assert compiled._programs_of(plain) is compiled._programs_of(
+        jax.make_jaxpr(lambda y: y * 2)(np.float32(1)).jaxpr
+    )
 
 
 def test_take_while_does_not_pull_a_generator_past_the_first_false():

@@ -20,10 +20,12 @@ element as before.
 
 from __future__ import annotations
 
+import collections
+
 import jax
 import numpy as np
 from jax import lax
-from jax.extend.core import ClosedJaxpr, jaxpr_as_fun
+from jax.extend.core import ClosedJaxpr, jaxpr_as_fun, subjaxprs
 
 from .. import execution
 from ..binding import VariableWatcher
@@ -73,16 +75,8 @@ class Traced:
         if not self.compiled:
             return
         self._out_tree = structure.map_structure(lambda _: None, out)
-        jaxpr, self._consts = closed.jaxpr, closed.consts
-        self._jaxpr = jaxpr
-        self._scan = None  # the block program of ``fold``, made on first use
-
-        def body(consts, *arrays):
-            # Captured arrays are arguments, not constants XLA would fold into the program.
-            return jaxpr_as_fun(ClosedJaxpr(jaxpr, consts))(*arrays)
-
-        self._one = jax.jit(body)
-        self._block = jax.jit(jax.vmap(body, in_axes=(None,) + (0,) * len(leaves)))
+        self._consts = closed.consts
+        self._programs = _programs_of(closed.jaxpr)
         per_element = sum(int(np.prod(s, dtype=np.int64)) * d.itemsize for s, d in self._in_avals)
         per_element += sum(
             int(np.prod(t.shape, dtype=np.int64)) * t.dtype.itemsize for t in closed.out_avals
@@ -122,7 +116,7 @@ class Traced:
         leaves = structure.flatten(element)
         if not self._fits(leaves):
             return eager(element)
-        return self._unpack(self._one(self._consts, *leaves))
+        return self._unpack(self._programs.one(self._consts, *leaves))
 
     def _run_block(self, block, eager):
         flat = [structure.flatten(e) for e in block]
@@ -138,7 +132,7 @@ class Traced:
             parts.extend(parts[-1:] * (self._block_size - n))
             stacked.append(np.stack(parts))
         try:
-            outs = [np.asarray(o) for o in self._block(self._consts, *stacked)]
+            outs = [np.asarray(o) for o in self._programs.block(self._consts, *stacked)]
         except Exception:  # noqa: BLE001 - a program JAX cannot vmap runs per element
             self._block_size = 1
             for element in block:
@@ -165,7 +159,7 @@ class Traced:
             leaves = structure.flatten(element)
             if not self._fits(list(state) + leaves):
                 return eager(state, element)
-            outs = self._one(self._consts, *state, *leaves)
+            outs = self._programs.one(self._consts, *state, *leaves)
             rest = [np.asarray(o) for o in outs[n:]]
             return list(outs[:n]), None if pack_output is None else pack_output(rest)
 
@@ -198,7 +192,36 @@ class Traced:
         flat = [structure.flatten(e) for e in block]
         if not self._fits(list(state) + flat[0]) or not all(self._fits(f, n) for f in flat):
             return None
-        if self._scan is None:
+        xs = [np.stack([leaves[k] for leaves in flat]) for k in range(len(flat[0]))]
+        try:
+            carry, ys = self._programs.scan(n)(self._consts, list(state), xs)
+        except Exception:  # noqa: BLE001 - a program JAX cannot scan runs per element
+            self._block_size = 1
+            return None
+        return list(carry), [np.asarray(y) for y in ys]
+
+
+class _Programs:
+    """The programs of one traced function (its jaxpr), shared by every later trace that
+    prints the same: a ``map`` made again, or a ``reduce`` called again (TF traces again
+    each time, and so does tapejax, for the side effects; XLA need not compile again).
+    The function's captured arrays are arguments, not constants XLA would fold in."""
+
+    def __init__(self, jaxpr):
+        self._jaxpr = jaxpr
+
+        def body(consts, *arrays):
+            return jaxpr_as_fun(ClosedJaxpr(jaxpr, consts))(*arrays)
+
+        self.one = jax.jit(body)
+        self.block = jax.jit(jax.vmap(body, in_axes=(None,) + (0,) * len(jaxpr.invars)))
+        self._scans: dict = {}
+
+    def scan(self, n):
+        """The program that runs the function as ``fn(state, element)``, the state its
+        first ``n`` arguments and results, over a block of stacked elements (``lax.scan``)."""
+        program = self._scans.get(n)
+        if program is None:
             jaxpr = self._jaxpr
 
             def body(consts, carry, xs):
@@ -213,14 +236,40 @@ class Traced:
                 carry = [lax.convert_element_type(c, c.dtype) for c in carry]
                 return lax.scan(step, carry, xs)
 
-            self._scan = jax.jit(body)
-        xs = [np.stack([leaves[k] for leaves in flat]) for k in range(len(flat[0]))]
-        try:
-            carry, ys = self._scan(self._consts, list(state), xs)
-        except Exception:  # noqa: BLE001 - a program JAX cannot scan runs per element
-            self._block_size = 1
-            return None
-        return list(carry), [np.asarray(y) for y in ys]
+            program = self._scans[n] = jax.jit(body)
+        return program
+
+
+# Programs by printed jaxpr, the most recently used last.
+_shared_programs: collections.OrderedDict = collections.OrderedDict()
+_SHARED_PROGRAMS = 64
+# Primitives that run Python given as a parameter, which the printed jaxpr names but
+# does not tell apart: a jaxpr holding one gets programs of its own.
+_OPAQUE = ("callback",)
+
+
+def _programs_of(jaxpr) -> _Programs:
+    """``jaxpr``'s programs: those of an earlier trace that printed the same, or new ones.
+    The printed jaxpr holds the inputs' and captured arrays' types, every primitive with
+    its parameters and every literal, so an equal one compiles to the same program."""
+    if _opaque(jaxpr):
+        return _Programs(jaxpr)
+    key = str(jaxpr)
+    programs = _shared_programs.get(key)
+    if programs is None:
+        programs = _shared_programs[key] = _Programs(jaxpr)
+        if len(_shared_programs) > _SHARED_PROGRAMS:
+            _shared_programs.popitem(last=False)
+    else:
+        _shared_programs.move_to_end(key)
+    return programs
+
+
+def _opaque(jaxpr) -> bool:
+    for eqn in jaxpr.eqns:
+        if any(word in eqn.primitive.name for word in _OPAQUE):
+            return True
+    return any(_opaque(sub) for sub in subjaxprs(jaxpr))
 
 
 def _pull_block(elements, size):
