@@ -1549,6 +1549,23 @@ def test_a_function_holding_a_host_callback_gets_programs_of_its_own():
     )
 
 
+@pytest.mark.parametrize("drop_remainder", [False, True])
+def test_batches_cut_from_tensor_slices_are_tfs_and_their_own_copies(drop_remainder):
+    """``batch`` right after ``from_tensor_slices`` cuts ranges of the source instead of
+    stacking elements: the same batches as TF's, and writing to one changes nothing else."""
+    images = np.arange(10 * 3, dtype=np.uint8).reshape(10, 3)
+    source = {"x": images, "y": np.arange(10, dtype=np.int32)}
+    got = tapejax.data.Dataset.from_tensor_slices(source).batch(4, drop_remainder)
+    want = tensorflow.data.Dataset.from_tensor_slices(source).batch(4, drop_remainder)
+    assert repr(got.element_spec) == repr(want.element_spec)
+    for g, w in zip(list(got), list(want), strict=True):
+        assert_same_element(g, w)
+    first = next(got.as_numpy_iterator())
+    first["x"][...] = 0
+    assert int(next(got.as_numpy_iterator())["x"][0, 1]) == 1 and int(images[0, 1]) == 1
+    assert list(tapejax.data.Dataset.from_tensor_slices(np.zeros((0, 2))).batch(3)) == []
+
+
 def test_take_while_does_not_pull_a_generator_past_the_first_false():
     def pulled(fw):
         log = []

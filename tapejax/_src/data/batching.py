@@ -113,6 +113,14 @@ class Batching:
                 stacked = [_stack([np.asarray(x) for x in column]) for column in zip(*leaves)]
                 yield structure.pack(group[0], stacked)
 
+        if self._slices is not None:  # ``from_tensor_slices``: its ranges cut, not stacked
+            n, slices = self._card, self._slices
+
+            def make_iterator():
+                stop = n - n % size if drop_remainder else n
+                for start in range(0, stop, size):
+                    yield slices(start, min(start + size, n))
+
         return self._derive(
             make_iterator,
             spec,

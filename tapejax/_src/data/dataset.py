@@ -70,6 +70,9 @@ class Dataset(Transformations, Batching):
         self._card = cardinality
         self._options = options if options is not None else Options()
         self._prefetchable = prefetchable
+        # ``from_tensor_slices``'s: ``slices(start, stop)``, the elements of that range
+        # stacked (host copies), for ``batch`` to cut instead of stacking elements.
+        self._slices = None
 
     # -- what a Dataset is ---------------------------------------------------------------
 
@@ -187,14 +190,22 @@ class Dataset(Transformations, Batching):
 
         held = []  # the host copies, made on first use (never for a Dataset built while tracing)
 
-        def make_iterator():
+        def arrays():
             if not held:
                 held.extend(structure.host(t) for t in leaves)
-            arrays = held
-            for i in range(size):
-                yield structure.pack(element, [a[i] for a in arrays])
+            return held
 
-        return Dataset(make_iterator, spec, size, prefetchable=True)
+        def make_iterator():
+            held = arrays()
+            for i in range(size):
+                yield structure.pack(element, [a[i] for a in held])
+
+        def slices(start, stop):
+            return structure.pack(element, [a[start:stop].copy() for a in arrays()])
+
+        dataset = Dataset(make_iterator, spec, size, prefetchable=True)
+        dataset._slices = slices
+        return dataset
 
     @staticmethod
     def range(*args, **kwargs) -> Dataset:  # noqa: A003 - TF's name
