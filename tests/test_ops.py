@@ -59,6 +59,11 @@ from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.
     value_params,
 )
 
+
+def _bf16(value):
+    return np.array(value, jax.numpy.bfloat16)
+
+
 CASES = [
     # -- elementwise unary
     unary("exp"),
@@ -292,6 +297,21 @@ CASES = [
         diff=(0, 1),
     ),
     fixed("linspace", lambda dt: (0, 1, 3), x64=True),
+    # 8- and 16-bit integer bounds give float32 (TF's true division); the step's difference
+    # wraps in the integer type
+    fixed("linspace", lambda dt: (np.int8(-100), np.int8(100), 5)),
+    fixed("linspace", lambda dt: (np.uint8(250), np.uint8(3), 4)),
+    fixed("linspace", lambda dt: (np.int16(-30000), np.int16(30000), 3)),
+    fixed("linspace", lambda dt: (np.uint16(7), np.uint16(60000), 3), x64=True),
+    fixed("linspace", lambda dt: (np.int32(2**31 - 10), np.int32(-(2**31) + 5), 3), x64=True),
+    fixed("linspace", lambda dt: (np.uint32(1), np.uint32(2**32 - 2), 4), x64=True),
+    fixed(
+        "linspace",
+        lambda dt: (np.array([1, -2], np.int8), np.array([[120], [-120]], np.int8), 4),
+        {"axis": -1},
+        x64=True,
+    ),
+    fixed("linspace", lambda dt: (_bf16(0.5), _bf16(3.0), 6)),
     # -- nn
     Case("nn.softmax", lambda dt, shape: ((arr(dt, shape),), {}), diff=(0,)),
     Case(
@@ -1153,6 +1173,48 @@ def test_integer_reductions_keep_the_dtype_as_tfs(name, dtype, wide, request):
             want = getattr(tensorflow, name)(tensorflow.constant(value), axis=axis)
             assert got.dtype.name == want.dtype.name == dtype
             np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize(
+    "dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
+)
+@pytest.mark.parametrize("wide", [False, True], ids=["x32", "x64"])
+def test_integer_euclidean_norm_is_tfs(dtype, wide, request):
+    """TF's integer EuclideanNorm: the sum of squares wraps in the input's dtype, its square
+    root is taken in double and truncated (a negative sum gives NaN's integer: INT_MIN for
+    32 and 64 bits, 0 for narrower types). Roots just below an integer must not round up."""
+    if wide:
+        request.getfixturevalue("x64")
+    elif np.dtype(dtype).itemsize == 8:
+        pytest.skip("64-bit integers are 32-bit without x64")
+    info = np.iinfo(dtype)
+    # (r - 1)**2 + (2k)**2 == r**2 - 1 for r = 2k**2 + 1: a root just below r
+    k = int(np.sqrt((0.9 * np.sqrt(float(info.max)) - 1) / 2))
+    r = 2 * k * k + 1
+    values = [
+        np.full((3, 4), info.max - 1, dtype),  # the sums of squares wrap
+        np.array([[info.max // 2 + 3, 11, 13, 5]] * 3, dtype),
+        np.array([[r - 1, 2 * k, 0, 0], [r, 0, 0, 0], [r - 1, 2 * k, 1, 0]], dtype),
+    ]
+    for value in values:
+        for axis in (None, 1):
+            got = tapejax.math.reduce_euclidean_norm(tapejax.constant(value), axis=axis)
+            want = tensorflow.math.reduce_euclidean_norm(tensorflow.constant(value), axis=axis)
+            assert got.dtype.name == want.dtype.name == dtype
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_count_nonzero_as_uint64_without_x64_is_uint32(monkeypatch):
+    """Without x64 an int64 count is int32 (the default dtype, silently) and a uint64 one
+    is uint32, as every uint64 (not int32: the count's signedness is the one asked for)."""
+    from tapejax._src import conversion
+
+    monkeypatch.setattr(conversion, "_narrow_warned", set())  # see the first warning
+    x = tapejax.constant([0, 3, 0, 5])
+    with pytest.warns(UserWarning, match="uint64"):
+        got = tapejax.math.count_nonzero(x, dtype=tapejax.uint64)
+    assert got.dtype == tapejax.uint32 and got.numpy() == 2
+    assert tapejax.math.count_nonzero(x).dtype == tapejax.int32
 
 
 def test_reduce_max_of_empty_is_the_identity():

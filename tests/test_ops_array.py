@@ -35,6 +35,11 @@ FRAMEWORKS = {"tapejax": tapejax, "tensorflow": tensorflow}
 i32 = np.int32
 
 
+def _big_unsigned(dtype):
+    top = np.iinfo(dtype).max
+    return np.array([3, top - 1, 0, top // 2 + 3, top - 1, 7], dtype)
+
+
 def _idx(v):
     return np.array(v, np.int32)
 
@@ -302,6 +307,11 @@ CASES = [
         {"direction": "DESCENDING", "stable": True},
     ),
     fixed("argsort", lambda dt: (np.array([2, 0, 255, 0], np.uint8),), {"direction": "DESCENDING"}),
+    # unsigned values above the int32 range, descending (their key once overflowed)
+    fixed("sort", lambda dt: (_big_unsigned(np.uint32),), {"direction": "DESCENDING"}),
+    fixed("argsort", lambda dt: (_big_unsigned(np.uint32),), {"direction": "DESCENDING"}),
+    fixed("sort", lambda dt: (_big_unsigned(np.uint64),), {"direction": "DESCENDING"}, x64=True),
+    fixed("argsort", lambda dt: (_big_unsigned(np.uint64),), {"direction": "DESCENDING"}, x64=True),
     fixed("unique", lambda dt: (np.array([3, 1, 3, 2, 1], np.int32),)),
     fixed("unique", lambda dt: (np.array([np.nan, 1.0, -0.0, 0.0, np.nan, 1.0], np.float32),)),
     fixed("unique", lambda dt: (np.zeros((0,), np.float32),)),

@@ -213,6 +213,16 @@ CASES = [
     ),
     Case("math.is_non_decreasing", lambda dt, shape: ((arr(dt, shape, -3, 3),), {}), dtypes=FI),
     Case(
+        "math.is_non_decreasing",
+        lambda dt, shape: ((np.sort(arr(dt, shape, -3, 3).reshape(-1)).reshape(shape),), {}),
+        dtypes=("bfloat16", "float16", "uint16"),
+    ),
+    Case(
+        "math.is_strictly_increasing",
+        lambda dt, shape: ((np.sort(arr(dt, shape, -3, 3).reshape(-1)).reshape(shape),), {}),
+        dtypes=("bfloat16",),
+    ),
+    Case(
         "math.is_strictly_increasing",
         lambda dt, shape: ((np.arange(np.prod(shape)).reshape(shape).astype(dt),), {}),
         dtypes=FI,
@@ -344,6 +354,13 @@ CASES = [
         diff=(0,),
     ),
     fixed("math.l2_normalize", lambda dt: (np.zeros((2, 3), dt),), {"axis": 1}),
+    Case(
+        "math.l2_normalize",
+        lambda dt, shape: ((arr(dt, shape),), {"axis": -1}),
+        dtypes=("bfloat16", "float16"),
+        rtol=1e-2,
+        atol=1e-2,
+    ),
     Case(
         "math.count_nonzero",
         lambda dt, shape: ((arr(dt, shape, 0, 2, seed=4),), {}),

@@ -136,19 +136,40 @@ _linspace_op = Op(
 )
 
 
+def _int_linspace_fn(s, e, *, num, axis, dtype):
+    # TF's linspace_nd: the step is ``(stop - start) / (num - 1)``, the difference taken in
+    # the integer dtype (it wraps), the division in ``dtype``; the ends are the bounds.
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")  # as jnp's
+    s, e = jnp.broadcast_arrays(s, e)
+    ax = axis % (s.ndim + 1)
+    start = jnp.expand_dims(s.astype(dtype), ax)
+    stop = jnp.expand_dims(e.astype(dtype), ax)
+    delta = jnp.expand_dims((e - s).astype(dtype), ax) / jnp.asarray(max(num - 1, 1), dtype)
+    shape = [1] * (s.ndim + 1)
+    shape[ax] = num
+    i = jnp.arange(num, dtype=dtype).reshape(shape)
+    last = (i == num - 1) if num > 1 else False
+    return jnp.where(last, stop, start + delta * i)
+
+
+_int_linspace_op = Op("LinSpace", _int_linspace_fn, differentiable=False)
+
+
 def linspace(start, stop, num, name=None, axis=0):
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (``tf.linspace``).
 
-    Integer bounds give float64, as in TF; ``start`` and ``stop`` may be tensors that
-    broadcast, and the result is differentiable in them.
+    Integer bounds give TF's true-division dtype (float32 for 8- and 16-bit integers,
+    float64 for wider ones; float32 without x64); ``start`` and ``stop`` may be tensors
+    that broadcast, and the result is differentiable in float ones.
     """
     s = to_tensor(start)
     e = to_tensor(stop) if isinstance(stop, Tensor) else convert_to_tensor(stop, dtype=s.dtype)
-    if s._v.dtype.kind not in "fc":
-        from .math_ops import cast
-
-        s, e = cast(s, dtypes.float64), cast(e, dtypes.float64)
     (n,) = axis_ints(num)
+    if not (s.dtype.is_floating or s.dtype.is_complex):  # bfloat16 stays bfloat16
+        wide = dtypes.float32 if s._v.dtype.itemsize <= 2 else dtypes.float64
+        static = (("axis", int(axis)), ("num", n), ("dtype", canonical_np_dtype(wide._np).name))
+        return apply(_int_linspace_op, (s, e), static)
     return apply(_linspace_op, (s, e), (("axis", int(axis)), ("num", n)))
 
 

@@ -154,8 +154,9 @@ argmin = _arg_reduction("ArgMin", lambda x, *, axis, dtype: jnp.argmin(x, axis=a
 
 
 def _narrowed(out_dt) -> np.dtype:
-    """An int64 result as int32 when JAX's x64 mode is off (every count and index fits)."""
-    narrow = out_dt._np.itemsize == 8 and out_dt.is_integer and not jax.config.jax_enable_x64
+    """An int64 result as int32 when JAX's x64 mode is off (every count and index fits);
+    other dtypes as ``canonical_np_dtype`` holds them (uint64 as uint32, with its warning)."""
+    narrow = out_dt._np == np.int64 and not jax.config.jax_enable_x64
     return np.dtype(np.int32) if narrow else canonical_np_dtype(out_dt._np)
 
 
@@ -201,11 +202,33 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     return sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
+def _int_euclidean_norm(total):
+    """TF's integer kernel: the sum of squares in the input's dtype (wrapping on overflow),
+    then C's ``sqrt`` in double, truncated back (a negative sum's NaN converts to the low
+    bits of INT_MIN, as x86 does: 0 for 8- and 16-bit integers)."""
+    dtype = total.dtype
+    if jax.config.jax_enable_x64:
+        root = jnp.sqrt(total.astype(jnp.float64))
+        # float64 -> int64 is exact below 2**63; larger uint64 roots cannot occur
+        result = root.astype(dtype)
+    else:
+        # At most 32 bits: the truncated root is the integer square root, which float32
+        # can miss by one; correct it in uint32 (roots are below 2**16).
+        t = total.astype(jnp.uint32)
+        r = jnp.minimum(jnp.sqrt(total.astype(jnp.float32)), 65535.0).astype(jnp.uint32)
+        r = jnp.where(r * r > t, r - 1, r)
+        up = jnp.minimum(r + 1, 65535)
+        r = jnp.where((up > r) & (up * up <= t), up, r)
+        result = r.astype(dtype)
+    if dtype.kind == "i":
+        nan_as_int = np.iinfo(dtype).min if dtype.itemsize >= 4 else 0
+        result = jnp.where(total < 0, jnp.asarray(nan_as_int, dtype), result)
+    return result
+
+
 def _euclidean_norm_fn(x, *, axis, keepdims):
     if x.dtype.kind in "iu":
-        # TF's integer kernel: the square root of the integer sum of squares, truncated.
-        total = jnp.sum(x * x, axis=axis, keepdims=keepdims)
-        return jnp.sqrt(total.astype(jnp.float32)).astype(x.dtype)
+        return _int_euclidean_norm(jnp.sum(x * x, axis=axis, keepdims=keepdims, dtype=x.dtype))
     return jnp.sqrt(jnp.sum(x * jnp.conj(x), axis=axis, keepdims=keepdims))
 
 
@@ -234,7 +257,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
             raise ValueError("Cannot specify both 'dim' and 'axis'.")
         axis = dim
     x = to_tensor(x)
-    if x._v.dtype.kind not in "fc":
+    if not (x.dtype.is_floating or x.dtype.is_complex):
         raise TypeError(f"Cannot convert {epsilon!r} to EagerTensor of dtype {x.dtype.name}")
     ax = normalize_axis(axis, x._v.ndim, "Sum")
     return apply(_l2_normalize_op, (x,), (("axis", ax), ("epsilon", float(epsilon))))

@@ -104,7 +104,7 @@ _monotonic_op = Op(
 
 def _monotonic(x, strict: bool):
     x = to_tensor(x)
-    if x._v.dtype.kind not in "fciu":
+    if not x.dtype.is_numeric:
         raise TypeError(f"Expected x to be numeric, instead found: {x}")
     flat = wrap(x._value.reshape(-1))
     return apply(_monotonic_op, (flat,), (("strict", strict),))

@@ -32,7 +32,7 @@ def _sort_key(x, descending: bool):
         return -x if descending else x
     if not descending:
         return x
-    return jnp.iinfo(x.dtype).max - x if x.dtype.kind == "u" else ~x
+    return ~x  # max - x for unsigned integers, -1 - x for signed ones
 
 
 def _argsort_fn(x, *, axis, descending):
