@@ -1217,6 +1217,26 @@ def test_count_nonzero_as_uint64_without_x64_is_uint32(monkeypatch):
     assert tapejax.math.count_nonzero(x).dtype == tapejax.int32
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_float_floordiv_is_tfs_floor_of_the_quotient(dtype, request):
+    """TF's float FloorDiv is ``floor(x / y)``: 2.0 // 0.1 is 20 (Python's ``//`` gives
+    19), and -0.0 // 3.0 keeps its sign."""
+    if dtype == "float64":
+        request.getfixturevalue("x64")
+    rng = np.random.default_rng(7)
+    x = np.concatenate([[2.0, 0.9, -0.0, 1.0, -1.0, np.inf, np.nan], rng.uniform(-10, 10, 500)])
+    y = np.concatenate([[0.1, 0.1, 3.0, 0.0, 0.0, 2.0, 1.0], rng.uniform(-3, 3, 500)])
+    for fw in (tapejax, tensorflow):
+        a, b = fw.cast(fw.constant(x), dtype), fw.cast(fw.constant(y), dtype)
+        got = fw.math.floordiv(a, b).numpy().astype(np.float64)
+        if fw is tapejax:
+            np.testing.assert_array_equal((a // b).numpy().astype(np.float64), got)
+            mine = got
+    np.testing.assert_array_equal(mine, got)
+    np.testing.assert_array_equal(np.signbit(mine), np.signbit(got))
+    assert mine[0] == 20.0
+
+
 def test_reduce_max_of_empty_is_the_identity():
     assert tapejax.reduce_max(tapejax.zeros([0])).numpy() == -np.inf
     assert tapejax.reduce_min(tapejax.zeros([0])).numpy() == np.inf

@@ -243,9 +243,18 @@ realdiv.__doc__ = """``x / y`` elementwise for tensors of one dtype, with broadc
 
     Unlike ``truediv``, integers are not cast: their quotient is truncated toward zero.
     """
+def _floordiv_fn(x, y):
+    # TF's float kernel is ``floor(x / y)``; NumPy's ``floor_divide`` (Python's ``//``)
+    # rounds ``(x - x % y) / y`` instead, which differs where ``x / y`` rounds up to an
+    # integer: 2.0 // 0.1 is 20 in TF and 19 in Python.
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return jnp.floor(x / y)
+    return jnp.floor_divide(x, y)
+
+
 # TF registers no gradient for FloorDiv: the tape gives None through it.
 floordiv = _binary(
-    "FloorDiv", jnp.floor_divide, "fiu", differentiable=False, check=_int_divisor_check("FloorDiv")
+    "FloorDiv", _floordiv_fn, "fiu", differentiable=False, check=_int_divisor_check("FloorDiv")
 )
 floormod = _binary("FloorMod", jnp.remainder, "fiu", check=_int_divisor_check("FloorMod"))
 mod = floormod
