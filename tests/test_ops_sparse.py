@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import tapejax
+
 tensorflow = pytest.importorskip("tensorflow")
 
 from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.py)
@@ -790,3 +792,18 @@ def test_tf_allowed_entries_are_tfs():
             "CTCBeamSearchDecoder",
         )
     )
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "int8"])
+@pytest.mark.parametrize("output_is_sparse", [False, True])
+def test_sparse_reduce_max_of_narrow_dtypes_is_tfs(dtype, output_is_sparse):
+    """The max's identity is -inf for every float type, bfloat16 included (NumPy calls its
+    kind "V"), and the integer minimum for integers."""
+    results = []
+    for fw in (tapejax, tensorflow):
+        values = fw.cast(fw.constant([1.5, -2.0, -3.0]), dtype)
+        st = fw.sparse.SparseTensor([[0, 0], [0, 2], [1, 1]], values, [3, 4])
+        out = fw.sparse.reduce_max(st, axis=1, output_is_sparse=output_is_sparse)
+        out = out.values if output_is_sparse else out
+        results.append((out.dtype.name, out.numpy().astype(np.float64).tolist()))
+    assert results[0] == results[1]

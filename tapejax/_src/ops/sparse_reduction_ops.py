@@ -78,10 +78,7 @@ def _reduce_fn(indices, values, *, shape, axes, keepdims, kind):
         else:
             out = out + jnp.sum(values, dtype=values.dtype)
     else:
-        lowest = (
-            jnp.finfo(values.dtype).min if values.dtype.kind == "f" else jnp.iinfo(values.dtype).min
-        )
-        lowest = -jnp.inf if values.dtype.kind == "f" else lowest
+        lowest = _lowest(values.dtype)
         init = jnp.full(out_shape, lowest, values.dtype)
         count = jnp.zeros(out_shape, jnp.int32)
         if kept:
@@ -100,8 +97,13 @@ _REDUCE_OPS = {
 }
 
 
+def _lowest(dtype):
+    """The identity of a max: -inf for floats (bfloat16 included), the integer minimum."""
+    return -jnp.inf if jnp.issubdtype(dtype, jnp.floating) else jnp.iinfo(dtype).min
+
+
 def _group_max_fn(values, slots, *, size):
-    lowest = -jnp.inf if values.dtype.kind == "f" else jnp.iinfo(values.dtype).min
+    lowest = _lowest(values.dtype)
     return jnp.full((size,), lowest, values.dtype).at[slots].max(values, mode="drop")
 
 
