@@ -1134,21 +1134,26 @@ def test_map_printing_prints_each_element_as_tfs(capfd):
         assert printed == ["element 0", "element 1", "element 2"], fw.__name__
 
 
+def _pulled_from_a_generator(fw, n, transform):
+    """``(elements, pulled)``: the int elements of ``transform`` applied to a dataset of a
+    Python generator of ``range(n)``, and the generator's elements pulled, in order."""
+    log = []
+
+    def gen():
+        for i in range(n):
+            log.append(i)
+            yield i
+
+    ds = fw.data.Dataset.from_generator(gen, output_signature=fw.TensorSpec([], fw.int64))
+    return [int(x) for x in transform(ds)], log
+
+
 def test_compiled_map_does_not_pull_a_generator_ahead():
     """Elements of a Python generator are pulled one at a time, as they are needed (TF's
     from_generator runs one element ahead)."""
 
     def pulled(fw):
-        log = []
-
-        def gen():
-            for i in range(10):
-                log.append(i)
-                yield i
-
-        ds = fw.data.Dataset.from_generator(gen, output_signature=fw.TensorSpec([], fw.int64))
-        ds = ds.map(lambda x: x * 2).take(3)
-        return [int(x) for x in ds], log
+        return _pulled_from_a_generator(fw, 10, lambda ds: ds.map(lambda x: x * 2).take(3))
 
     (got, got_log), (want, want_log) = pulled(tapejax), pulled(tensorflow)
     assert got == want == [0, 2, 4]
@@ -1568,16 +1573,7 @@ def test_batches_cut_from_tensor_slices_are_tfs_and_their_own_copies(drop_remain
 
 def test_take_while_does_not_pull_a_generator_past_the_first_false():
     def pulled(fw):
-        log = []
-
-        def gen():
-            for i in range(1000):
-                log.append(i)
-                yield i
-
-        ds = fw.data.Dataset.from_generator(gen, output_signature=fw.TensorSpec([], fw.int64))
-        ds = ds.take_while(lambda x: x < 3)
-        return [int(x) for x in ds], log
+        return _pulled_from_a_generator(fw, 1000, lambda ds: ds.take_while(lambda x: x < 3))
 
     (got, got_log), (want, want_log) = pulled(tapejax), pulled(tensorflow)
     assert got == want == [0, 1, 2]
