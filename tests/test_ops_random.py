@@ -854,6 +854,21 @@ ERRORS = [
         r"Cannot convert 1\.0 to EagerTensor of dtype int32",
     ),
     (
+        lambda tf: tf.random.gamma([2], 1, dtype=tf.int32),
+        "ValueError",
+        r"data type <class 'numpy\.int32'> not inexact",
+    ),
+    (
+        lambda tf: tf.random.gamma([2], 1.0, dtype=tf.bfloat16),
+        "ValueError",
+        r"data type <class 'ml_dtypes\.bfloat16'> not inexact",
+    ),
+    (
+        lambda tf: tf.random.gamma([2], [1, 2], beta=[1, 2, 3], dtype=tf.int32),
+        IAE,
+        r"Incompatible shapes: \[2\] vs\. \[3\]",
+    ),
+    (
         lambda tf: tf.random.poisson([2], 1.0, dtype=tf.bool),
         IAE,
         r"Value for attr 'dtype' of bool is not in the list of allowed values: half, float, double, int32, int64",
@@ -967,3 +982,13 @@ ERRORS = [
 @pytest.mark.parametrize("fn, error, message", ERRORS)
 def test_errors_match_tf(fn, error, message):
     check_error(fn, error, message)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float64"])
+def test_categorical_takes_every_float_dtype_of_logits_as_tfs(dtype):
+    """bfloat16 logits included (NumPy's kind of bfloat16 is "V", not "f")."""
+    for fw in (tapejax, tensorflow):
+        logits = fw.cast(fw.constant([[0.0, 50.0, 0.0], [50.0, 0.0, 0.0]]), dtype)
+        samples = fw.random.categorical(logits, 4, seed=3)
+        assert samples.dtype.name == "int64" or (fw is tapejax and samples.dtype.name == "int32")
+        assert samples.numpy().tolist() == [[1] * 4, [0] * 4]

@@ -143,6 +143,10 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
     dt = _dtype(dtype)
     a = _param(alpha, dt, "alpha")
     b = _param(1 if beta is None else beta, dt, "beta")
+    batch = _broadcast_args(a, b)
+    # TF reads ``np.finfo(dtype).tiny`` before it runs the kernel: NumPy's ValueError for
+    # integers and bfloat16, the kernel's error for the other dtypes it has no kernel for.
+    np.finfo(dt.as_numpy_dtype)
     if dt not in (dtypes.float16, dtypes.float32, dtypes.float64):
         raise InvalidArgumentError(
             None,
@@ -150,7 +154,6 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
             f"Value for attr 'T' of {tf_type_name(dt._np)} is not in the list of allowed "
             "values: half, float, double [Op:RandomGamma]",
         )
-    batch = _broadcast_args(a, b)
     key = _next_key(_stream(seed, _kind("RandomGamma", (("dtype", a._v.dtype),))))
     sample = apply(_gamma_op, (key, a), (("shape", dims), ("batch", batch)))
     tiny = convert_to_tensor(np.finfo(a._v.dtype).tiny, dtype=a.dtype)

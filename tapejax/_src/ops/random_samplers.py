@@ -305,7 +305,7 @@ def _uniform(draw, shape, minval, maxval, dtype, stateless=False):
 def _categorical(draw, logits, num_samples, dtype, default_dtype=dtypes.int64):
     out_dt = _index_dtype(dtype, default_dtype)
     lg = to_tensor(logits)
-    if lg._v.dtype.kind != "f":
+    if not jnp.issubdtype(lg._v.dtype, jnp.floating):  # bfloat16 too (NumPy's kind "V")
         raise NotFoundError(
             None,
             None,
