@@ -1496,6 +1496,11 @@ ERRORS = [
         r"Input `a` must have `float`-like `dtype` \(saw int32\)\.",
     ),
     (
+        lambda tf: tf.linalg.pinv(tf.ones([2, 2], tf.bfloat16)),
+        "ValueError",
+        r"data type <class 'ml_dtypes\.bfloat16'> not inexact",
+    ),
+    (
         lambda tf: tf.linalg.expm(tf.ones([2, 2], tf.int32)),
         "ValueError",
         r"tf\.linalg\.expm does not support matrices of type <dtype: 'int32'>",

@@ -309,7 +309,7 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     """Moore-Penrose pseudo-inverse via SVD (``tf.linalg.pinv``); singular values below
     ``rcond * max(s)`` (default ``10 * max(M, N) * eps``) are dropped."""
     x = to_tensor(a)
-    if x._v.dtype.kind != "f":
+    if not x.dtype.is_floating:  # bfloat16 included, as TF's check
         raise TypeError(
             f"Input `a` must have `float`-like `dtype` (saw {tf_type_name(x._v.dtype)})."
         )
@@ -317,7 +317,8 @@ def pinv(a, rcond=None, validate_args=False, name=None):
         raise ValueError(f"Input `a` must have at least 2 dimensions (saw: {x._v.ndim}).")
     if rcond is None:
         m, n = x._v.shape[-2:]
-        rcond = 10.0 * max(m, n) * float(np.finfo(x._v.dtype).eps)
+        # As TF's: NumPy has no finfo of bfloat16 (its ValueError, as TF raises).
+        rcond = 10.0 * max(m, n) * float(np.finfo(x.dtype.as_numpy_dtype).eps)
     return apply(_pinv_op, (x,), (("rcond", float(np.asarray(rcond))),))
 
 
