@@ -1083,18 +1083,24 @@ def _assert_below_4(tf, calls):
     return fn
 
 
+def _ints_before_the_error(fw, ds):
+    """The int elements ``ds`` gives before it raises ``InvalidArgumentError`` (it must)."""
+    got = []
+    it = iter(ds)
+    with pytest.raises(fw.errors.InvalidArgumentError):
+        while True:
+            got.append(int(next(it)))
+    return got
+
+
 def test_map_assertion_fails_at_the_element_tf_fails_at():
     """A function holding a run-time check runs eagerly per element (so its Python body
     runs per element, where TF's runs once): the check fails at TF's element."""
 
     def run(fw):
-        calls, got = [], []
+        calls = []
         ds = fw.data.Dataset.range(8).map(_assert_below_4(fw, calls))
-        it = iter(ds)
-        with pytest.raises(fw.errors.InvalidArgumentError):
-            while True:
-                got.append(int(next(it)))
-        return got, len(calls)
+        return _ints_before_the_error(fw, ds), len(calls)
 
     got, want = run(tapejax), run(tensorflow)
     assert got[0] == want[0] == [0, 3, 6, 9]
@@ -1644,7 +1650,7 @@ def test_reduce_reading_a_variable_sees_its_value_as_tfs():
 
 def test_scan_assertion_fails_at_the_element_tf_fails_at():
     def run(fw):
-        calls, got = [], []
+        calls = []
 
         def step(s, x):
             calls.append(1)
@@ -1652,11 +1658,7 @@ def test_scan_assertion_fails_at_the_element_tf_fails_at():
                 return s + x, fw.identity(s)
 
         ds = fw.data.Dataset.range(10).scan(fw.constant(0, fw.int64), step)
-        it = iter(ds)
-        with pytest.raises(fw.errors.InvalidArgumentError):
-            while True:
-                got.append(int(next(it)))
-        return got, len(calls)
+        return _ints_before_the_error(fw, ds), len(calls)
 
     got, want = run(tapejax), run(tensorflow)
     assert got[0] == want[0] == [0, 0, 1, 3, 6]
