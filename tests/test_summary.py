@@ -79,6 +79,7 @@ def test_scalars(tmp_path):
                 tf.summary.scalar("count", step, step=step)
                 tf.summary.scalar("t", tf.constant(3.25) * step, step=step)
                 tf.summary.scalar("i64", np.int64(2**40 + 1), step=step)
+                tf.summary.scalar("bf16", tf.constant(2.5, tf.bfloat16), step=step)
                 tf.summary.scalar("v", v, step=step, description="a *variable*")
                 v.assign_add(1.0)
             with tf.name_scope("outer"):
@@ -86,7 +87,7 @@ def test_scalars(tmp_path):
             tf.summary.scalar("big_step", np.float64(0.1), step=2**40)
 
     events = _both(tmp_path, body)
-    assert len(events) == 1 + 3 * 5 + 2
+    assert len(events) == 1 + 3 * 6 + 2
     assert events[-2].summary.value[0].tag == "outer/x/y z"
 
 
@@ -102,6 +103,7 @@ def test_histograms(tmp_path, buckets):
             tf.summary.histogram("f64", f64, buckets=buckets)
             tf.summary.histogram("tensor", tf.constant(normal), buckets=buckets)
             tf.summary.histogram("f16", tf.constant(normal.astype(np.float16)), buckets=buckets)
+            tf.summary.histogram("bf16", tf.constant(normal, tf.bfloat16), buckets=buckets)
             tf.summary.histogram("ints", tf.constant([1, 5, 5, 9, -2]), buckets=buckets)
             tf.summary.histogram("const", [2.0, 2.0, 2.0], buckets=buckets)
             tf.summary.histogram("empty", np.zeros((0,), np.float32), buckets=buckets)
@@ -133,6 +135,8 @@ def test_images(tmp_path):
             tf.summary.image("grey", floats, description="g")
             tf.summary.image("rgba", tf.constant(rgba))
             tf.summary.image("f64", f64, max_outputs=2)
+            tf.summary.image("bf16", tf.constant(floats, tf.bfloat16))  # scaled in bfloat16
+            tf.summary.image("f16", tf.constant(floats, tf.float16))
 
     _both(tmp_path, body)
 

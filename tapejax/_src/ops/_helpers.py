@@ -92,7 +92,8 @@ def tf_type_name(np_dtype) -> str:
     return dtypes.tf_type_name(np_dtype)
 
 
-def _kind(dt) -> str:
+def dtype_kind(dt) -> str:
+    """NumPy's kind of ``dt``, with bfloat16 (NumPy's kind "V") a float: "f"."""
     return "f" if dt == dtypes.bfloat16._np else dt.kind
 
 
@@ -105,7 +106,7 @@ def accepted_dtypes(kinds: str, op_name: str) -> frozenset:
         found = frozenset(
             d._np
             for d in dtypes._ALL
-            if _kind(d._np) in kinds
+            if dtype_kind(d._np) in kinds
             and (tf_names is None or tf_type_name(d._np) in tf_names.split(", "))
         )
         _accepted[key] = found

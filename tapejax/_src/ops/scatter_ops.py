@@ -19,7 +19,7 @@ from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError, NotFoundError
 from ..tensor import Tensor
-from ._helpers import dtype_mismatch, tf_type_name, to_tensor
+from ._helpers import dtype_kind, dtype_mismatch, tf_type_name, to_tensor
 from .array_ops import _dims, _host, _ints, gather, reshape
 
 __all__ = [
@@ -277,7 +277,7 @@ def _tensor_scatter(kind: str, op_name: str):
         else:
             upd = convert_to_tensor(updates, dtype=t.dtype)
         kinds = {"update": "fcibu", "add": "fciu", "sub": "fciu"}.get(kind, "fiu")
-        if t._v.dtype.kind not in kinds:
+        if dtype_kind(t._v.dtype) not in kinds:
             raise NotFoundError(
                 None,
                 None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..errors import InvalidArgumentError
 from ..execution import inside_function
 from ..tensor import Tensor
@@ -141,7 +142,7 @@ def _to_uint8(images: np.ndarray) -> np.ndarray:
     dtype = images.dtype
     if dtype == np.uint8:
         return images
-    if dtype.kind == "f":
+    if dtype.kind == "f" or dtype == dtypes.bfloat16._np:  # in the image's dtype, as TF
         scaled = images * dtype.type(255.5)
         return np.trunc(np.clip(scaled, 0, 255)).astype(np.uint8)
     if dtype.kind in "iu":
