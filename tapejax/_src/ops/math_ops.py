@@ -243,6 +243,8 @@ realdiv.__doc__ = """``x / y`` elementwise for tensors of one dtype, with broadc
 
     Unlike ``truediv``, integers are not cast: their quotient is truncated toward zero.
     """
+
+
 def _floordiv_fn(x, y):
     # TF's float kernel is ``floor(x / y)``; NumPy's ``floor_divide`` (Python's ``//``)
     # rounds ``(x - x % y) / y`` instead, which differs where ``x / y`` rounds up to an
