@@ -48,6 +48,38 @@ CASES = [
     fixed(
         "histogram_fixed_width", lambda dt: (EDGES, np.array([0.0, 5.0], np.float32), np.int32(2))
     ),
+    # Values at bin edges where TF's step, hi / nbins - lo / nbins, rounds differently from
+    # (hi - lo) / nbins.
+    *[
+        fixed(
+            "histogram_fixed_width",
+            lambda dt, lo=lo, hi=hi, v=v: (
+                np.array([v], np.float32),
+                np.array([lo, hi], np.float32),
+            ),
+            {"nbins": n},
+        )
+        for lo, hi, n, v in (
+            (-3.763370990753174, 8.972989082336426, 3, 4.727535724639893),
+            (-1.8160172700881958, 6.554051876068115, 6, 3.764029026031494),
+            (-1.5456618070602417, 7.894317150115967, 6, 3.1743273735046387),
+        )
+    ],
+    # An int32 range whose width overflows int32: TF widens before subtracting.
+    *[
+        fixed(
+            "histogram_fixed_width",
+            lambda dt, v=v, r=r: (np.array(v, np.int32), np.array(r, np.int32)),
+            {"nbins": 5},
+            dtypes=("int32",),
+        )
+        for v, r in (
+            ([-(2**31), 0, 2**31 - 1, 5], [-(2**31), 2**31 - 1]),
+            ([1, 2, 3], [-(2**31) + 5, 2**31 - 3]),
+            ([0, 10, 20, -2000000001], [-2000000000, 2000000000]),
+        )
+    ],
+    fixed("histogram_fixed_width", lambda dt: (EDGES, [0.0, 5.0]), {"nbins": 1}),
     Case(
         "histogram_fixed_width_bins",
         lambda dt, shape: ((arr(dt, shape, -3, 8), np.array([0, 5], dt)), {"nbins": 7}),

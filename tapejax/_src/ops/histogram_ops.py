@@ -28,10 +28,15 @@ _TYPES = "int32, int64, float, double"
 
 
 def _bins(values, lo, hi, nbins, xp, wide):
-    """TF's kernel: ``(max(v, lo) - lo) / ((hi - lo) / nbins)`` in ``wide`` precision,
-    capped at ``nbins - 1``."""
-    step = xp.asarray(hi - lo).astype(wide) / nbins
-    scaled = (xp.maximum(values, lo) - lo).astype(wide) / step
+    """TF's kernel: ``(clip(v, lo, hi) - lo) / (hi / nbins - lo / nbins)`` in ``wide``
+    precision, capped at ``nbins - 1``; one bin holds everything. The range's ends are
+    widened before they are subtracted, so an integer range as wide as its dtype does not
+    wrap (TF's kernel since its overflow fix)."""
+    if nbins == 1:
+        return xp.zeros(values.shape, np.int32)
+    lo, hi = xp.asarray(lo), xp.asarray(hi)
+    step = hi.astype(wide) / nbins - lo.astype(wide) / nbins
+    scaled = (xp.minimum(xp.maximum(values, lo), hi).astype(wide) - lo.astype(wide)) / step
     return xp.minimum(scaled, nbins - 1).astype(np.int32)
 
 
