@@ -1175,6 +1175,23 @@ def test_integer_reductions_keep_the_dtype_as_tfs(name, dtype, wide, request):
             np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
+@pytest.mark.parametrize("name", ["reduce_sum", "reduce_mean"])
+def test_float16_sums_accumulate_wider_than_tfs(name):
+    """docs/compat.md: XLA sums float16 in float32 and rounds once; TF's CPU kernel adds in
+    float16, so its partial sums round at every step and overflow to inf above 65504."""
+    cases = [
+        ([60000, 60000, -60000], {"reduce_sum": 60000.0, "reduce_mean": 20000.0}),
+        ([2048, 1, 1, 1, 1], {"reduce_sum": 2052.0, "reduce_mean": 410.5}),
+    ]
+    for values, ours in cases:
+        value = np.array(values, np.float16)
+        got = getattr(tapejax, name)(tapejax.constant(value))
+        want = getattr(tensorflow, name)(tensorflow.constant(value))
+        assert got.dtype.name == want.dtype.name == "float16"
+        assert float(got.numpy()) == ours[name]
+        assert float(want.numpy()) != ours[name]  # TF: inf; 2048 and 409.5
+
+
 @pytest.mark.parametrize(
     "dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"]
 )
