@@ -167,13 +167,13 @@ def accepted_dtypes(kinds: str, op_name: str) -> frozenset:
     found = _accepted.get(key)
     if found is None:
         tf_names = TF_ALLOWED.get(op_name)
-        no_kernel = NO_CPU_KERNEL.get(op_name, "").split(", ")
+        missing = NO_CPU_KERNEL.get(op_name, "").split(", ")
         found = frozenset(
             d._np
             for d in dtypes._ALL
             if dtype_kind(d._np) in kinds
             and (tf_names is None or tf_type_name(d._np) in tf_names.split(", "))
-            and tf_type_name(d._np) not in no_kernel
+            and tf_type_name(d._np) not in missing
         )
         _accepted[key] = found
     return found
