@@ -394,6 +394,16 @@ def check_error(fn, error, message):
     )
 
 
+def no_kernel_case(fn, node: str):
+    """An ``ERRORS`` entry: ``fn(tf)`` raises TF's NotFoundError for a dtype its op def
+    allows but its CPU build has no kernel for; ``node`` as TF prints it, ``"Rint[T=DT_HALF]"``."""
+    import re
+
+    op = node.split("[")[0]
+    text = f"Could not find device for node: {{{{node {op}}}}} = {node}"
+    return (fn, "NotFoundError", re.escape(text))
+
+
 def grad_of(fw, fn, value):
     """``d fn(fw, x) / dx`` at ``value`` through ``fw.GradientTape`` (NumPy, or None)."""
     return _grad(fw, fn, value)

@@ -1151,6 +1151,27 @@ def test_tf_allowed_table_is_tfs():
         assert listed == tf_list, f"{op_name}: table has {listed!r}, TF has {tf_list!r}"
 
 
+def test_no_cpu_kernel_table_is_tfs():
+    """``_helpers.NO_CPU_KERNEL`` lists dtypes that TF's op def allows but that no CPU kernel
+    of TF's registers (so TF raises NotFoundError for them)."""
+    from tensorflow.python.framework import dtypes as tf_dtypes
+    from tensorflow.python.framework import kernels
+
+    tf_names = {"half": "float16", "float": "float32", "double": "float64"}
+    for op_name, listed in _helpers.NO_CPU_KERNEL.items():
+        allowed = _helpers.TF_ALLOWED.get(op_name)
+        on_cpu = set()
+        for kernel in kernels.get_registered_kernels_for_op(op_name).kernel:
+            if kernel.device_type == "CPU":
+                (types,) = [c.allowed_values.list.type for c in kernel.constraint if c.name == "T"]
+                on_cpu |= {tf_dtypes.as_dtype(t).name for t in types}
+        for name in listed.split(", "):
+            assert allowed is None or name in allowed.split(", "), (
+                f"{op_name}: {name} not in op def"
+            )
+            assert tf_names.get(name, name) not in on_cpu, f"TF has a {op_name} {name} CPU kernel"
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32"])
 @pytest.mark.parametrize("name", ["reduce_sum", "reduce_prod", "reduce_mean"])
 @pytest.mark.parametrize("wide", [False, True], ids=["x32", "x64"])

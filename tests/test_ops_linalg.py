@@ -37,6 +37,7 @@ from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.
     check_values,
     first_of_each_op,
     grad_cases,
+    no_kernel_case,
     value_params,
 )
 
@@ -1178,15 +1179,13 @@ def test_inv_raises_only_in_eager_mode():
 
 
 def test_half_precision_is_computed_in_float32():
-    # TF's CPU build has a half kernel for MatrixInverse only (Cholesky, Svd, ... are
-    # NotFoundError there); tapejax computes them all in float32 and rounds back.
+    # TF's CPU build has a half kernel for MatrixInverse (Cholesky, Svd, ... have none:
+    # NotFoundError, as in ERRORS); tapejax computes it in float32 and rounds back.
     a = spd("float32", (2, 3, 3))
     want = tensorflow.linalg.inv(tensorflow.constant(a, tensorflow.float16)).numpy()
     got = tapejax.linalg.inv(tapejax.constant(a, tapejax.float16))
     assert got.dtype == tapejax.float16
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-2, atol=1e-3)
-    chol = tapejax.linalg.cholesky(tapejax.constant(a, tapejax.float16))
-    np.testing.assert_allclose(chol.numpy(), np.linalg.cholesky(a), rtol=1e-2, atol=1e-2)
 
 
 def test_a_band_of_diagonals_is_not_implemented():
@@ -1940,6 +1939,109 @@ ERRORS = [
         _grad_error((lambda tf, x: tf.linalg.lstsq(x, tf.ones([4, 1]), fast=False), (4, 3))),
         "ValueError",
         r"Gradient not defined for fast=False",
+    ),
+]
+
+
+# TF's op definitions allow these dtypes, but its CPU build has no kernel for them:
+# NotFoundError, before any shape check (so a non-square or rank-1 input too).
+_M34, _V4 = np.ones([3, 4], np.float32), np.ones([4], np.float32)
+
+
+def _h(tf, x):
+    return tf.constant(x, tf.float16)
+
+
+def _bf(tf, x):
+    return tf.constant(x, tf.bfloat16)
+
+
+ERRORS += [
+    no_kernel_case(lambda tf: tf.linalg.tensor_diag(_bf(tf, _V4)), "Diag[T=DT_BFLOAT16]"),
+    no_kernel_case(lambda tf: tf.linalg.tensor_diag_part(_bf(tf, _M34)), "DiagPart[T=DT_BFLOAT16]"),
+    no_kernel_case(
+        lambda tf: tf.linalg.triangular_solve(_bf(tf, _M34), _bf(tf, _M34)),
+        "MatrixTriangularSolve[T=DT_BFLOAT16, adjoint=false, lower=true]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.triangular_solve(
+            _h(tf, _M34), _h(tf, _M34), lower=False, adjoint=True
+        ),
+        "MatrixTriangularSolve[T=DT_HALF, adjoint=true, lower=false]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.cholesky_solve(_bf(tf, _M34), _bf(tf, _M34)),
+        "MatrixTriangularSolve[T=DT_BFLOAT16, adjoint=false, lower=true]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.cholesky_solve(_h(tf, _M34), _h(tf, _M34)),
+        "MatrixTriangularSolve[T=DT_HALF, adjoint=false, lower=true]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.banded_triangular_solve(_h(tf, _M34), _h(tf, _M34), lower=False),
+        "BandedTriangularSolve[T=DT_HALF, adjoint=false, lower=false]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.solve(_h(tf, _M34), _h(tf, _M34), adjoint=True),
+        "MatrixSolve[T=DT_HALF, adjoint=true]",
+    ),
+    no_kernel_case(lambda tf: tf.linalg.sqrtm(_h(tf, _M34)), "MatrixSquareRoot[T=DT_HALF]"),
+    no_kernel_case(lambda tf: tf.linalg.cholesky(_h(tf, _M34)), "Cholesky[T=DT_HALF]"),
+    no_kernel_case(lambda tf: tf.linalg.logdet(_h(tf, _V4)), "Cholesky[T=DT_HALF]"),
+    no_kernel_case(lambda tf: tf.linalg.det(_h(tf, _V4)), "MatrixDeterminant[T=DT_HALF]"),
+    no_kernel_case(lambda tf: tf.linalg.slogdet(_h(tf, _M34)), "LogMatrixDeterminant[T=DT_HALF]"),
+    no_kernel_case(
+        lambda tf: tf.linalg.eigh(_h(tf, _M34)), "SelfAdjointEigV2[T=DT_HALF, compute_v=true]"
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.eigvalsh(_h(tf, _V4)),
+        "SelfAdjointEigV2[T=DT_HALF, compute_v=false]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.expm(_h(tf, np.eye(3))), "MatrixSolve[T=DT_HALF, adjoint=false]"
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.lu(_h(tf, _V4), output_idx_type=tf.int64),
+        "Lu[T=DT_HALF, output_idx_type=DT_INT64]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.svd(_h(tf, _M34)),
+        "Svd[T=DT_HALF, compute_uv=true, full_matrices=false]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.svd(_h(tf, _V4), full_matrices=True, compute_uv=False),
+        "Svd[T=DT_HALF, compute_uv=false, full_matrices=true]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.matrix_rank(_h(tf, _M34)),
+        "Svd[T=DT_HALF, compute_uv=false, full_matrices=false]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.pinv(_h(tf, _M34)),
+        "Svd[T=DT_HALF, compute_uv=true, full_matrices=false]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.lstsq(_h(tf, _M34), _h(tf, np.ones([5, 2]))), "Cholesky[T=DT_HALF]"
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.lstsq(_h(tf, _M34), _h(tf, _M34), fast=False),
+        "MatrixSolveLs[T=DT_HALF, fast=false]",
+    ),
+    # bfloat16 is not in these op definitions' lists at all.
+    (
+        lambda tf: tf.linalg.lstsq(_bf(tf, _M34), _bf(tf, _M34)),
+        IAE,
+        r"(?s)Value for attr 'T' of bfloat16 is not in the list of allowed values: double, float, half, complex64, complex128.*\[Op:Cholesky\]",
+    ),
+    (
+        lambda tf: tf.linalg.lstsq(_bf(tf, _M34), _bf(tf, _M34), fast=False),
+        IAE,
+        r"(?s)Value for attr 'T' of bfloat16 is not in the list of allowed values: double, float, half, complex64, complex128.*\[Op:MatrixSolveLs\]",
+    ),
+    (
+        lambda tf: tf.linalg.matrix_rank(_bf(tf, _M34)),
+        IAE,
+        r"(?s)Value for attr 'T' of bfloat16 is not in the list of allowed values: double, float, half, complex64, complex128.*\[Op:Svd\]",
     ),
 ]
 

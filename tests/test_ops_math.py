@@ -36,6 +36,7 @@ from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.
     fixed,
     grad_cases,
     grad_of,
+    no_kernel_case,
     pure_grad_cases,
     reduction,
     unary,
@@ -1418,6 +1419,61 @@ ERRORS = [
         lambda tf: tf.math.sobol_sample(2, tf.constant(3, tf.int16)),
         IAE,
         r"cannot compute SobolSample as input #1\(zero-based\) was expected to be a int32 tensor but is a int16 tensor \[Op:SobolSample\]",
+    ),
+]
+
+
+# TF's op definitions allow these dtypes, but its CPU build has no kernel for them:
+# NotFoundError, before any shape check.
+_BF, _H = "bfloat16", "float16"
+ERRORS += [
+    *(
+        no_kernel_case(
+            lambda tf, f=f: getattr(tf.math, f)(tf.constant([1.5], _BF)),
+            f"{node}[T=DT_BFLOAT16]",
+        )
+        for f, node in [
+            ("bessel_i0", "BesselI0"),
+            ("bessel_i0e", "BesselI0e"),
+            ("bessel_i1", "BesselI1"),
+            ("bessel_i1e", "BesselI1e"),
+            ("digamma", "Digamma"),
+            ("lgamma", "Lgamma"),
+            ("lbeta", "Lgamma"),
+        ]
+    ),
+    *(
+        no_kernel_case(
+            lambda tf, f=f, dt=dt: getattr(tf.math, f)(tf.constant([0.5], dt)),
+            f"{node}[T=DT_{'HALF' if dt == _H else 'BFLOAT16'}]",
+        )
+        for f, node in [
+            ("erfinv", "Erfinv"),
+            ("ndtri", "Ndtri"),
+            ("erfcinv", "Ndtri"),
+            ("rint", "Rint"),
+        ]
+        for dt in (_BF, _H)
+    ),
+    *(
+        no_kernel_case(
+            lambda tf, f=f, dt=dt: f(tf)(tf.ones([3], dt), tf.ones([4], dt)),
+            f"{node}[T=DT_{'HALF' if dt == _H else 'BFLOAT16'}]",
+        )
+        for f, node in [
+            (lambda tf: tf.math.igamma, "Igamma"),
+            (lambda tf: tf.math.igammac, "Igammac"),
+            (lambda tf: tf.truncatemod, "TruncateMod"),
+        ]
+        for dt in (_BF, _H)
+    ),
+    no_kernel_case(lambda tf: tf.math.reciprocal(tf.constant([2])), "Reciprocal[T=DT_INT32]"),
+    no_kernel_case(
+        lambda tf: tf.math.reciprocal(tf.constant([2], tf.int8)), "Reciprocal[T=DT_INT8]"
+    ),
+    no_kernel_case(
+        lambda tf: tf.truncatediv(tf.constant([2j], tf.complex64), tf.constant([1j], tf.complex64)),
+        "TruncateDiv[T=DT_COMPLEX64]",
     ),
 ]
 

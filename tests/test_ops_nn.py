@@ -33,6 +33,7 @@ from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.
     check_values,
     first_of_each_op,
     grad_cases,
+    no_kernel_case,
     pure_grad_cases,
     unary,
     value_params,
@@ -1558,6 +1559,17 @@ ERRORS = [
     ),
     (lambda tf: tf.nn.pool(X4, [2, 2], "MIN"), "ValueError", r"2-D MIN pooling is not supported."),
     (lambda tf: tf.nn.pool(X4, [2], "MAX"), "ValueError", r"Shape \(1, 5, 5, 2\) must have rank 3"),
+    # TF's CPU build has no bfloat16 LRN kernel: NotFoundError, before the rank check.
+    no_kernel_case(
+        lambda tf: tf.nn.lrn(tf.ones([2, 3], tf.bfloat16)),
+        "LRN[T=DT_BFLOAT16, alpha=1, beta=0.5, bias=1, depth_radius=5]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.nn.local_response_normalization(
+            tf.ones([1, 2, 2, 3], tf.bfloat16), depth_radius=2, bias=1e-5, alpha=0.3, beta=0.75
+        ),
+        "LRN[T=DT_BFLOAT16, alpha=0.3, beta=0.75, bias=1e-05, depth_radius=2]",
+    ),
 ]
 
 

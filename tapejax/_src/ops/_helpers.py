@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import dtypes
 from ..conversion import _python_array, convert_to_tensor
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, NotFoundError
 from ..tensor import Tensor
 
 _PY_SCALARS = (int, float, bool, complex)
@@ -78,6 +78,69 @@ TF_ALLOWED = {
     ),
     "ReduceLogSumExp": _F,
 }
+# Dtypes TF's op definitions allow but for which TF's CPU build registers no kernel (not even
+# XLA's CPU one): TF raises NotFoundError for them, before it looks at any shape. Ops that
+# compute through another kernel (erfcinv through Ndtri) are refused under that kernel's name.
+_HALF = "half"
+_BF16 = "bfloat16"
+NO_CPU_KERNEL = {
+    **dict.fromkeys(
+        [
+            "BesselI0",
+            "BesselI0e",
+            "BesselI1",
+            "BesselI1e",
+            "BesselJ0",
+            "BesselJ1",
+            "BesselY0",
+            "BesselY1",
+            "BesselK0",
+            "BesselK0e",
+            "BesselK1",
+            "BesselK1e",
+            "Digamma",
+            "Lgamma",
+            "Diag",
+            "DiagPart",
+            "LRN",
+        ],
+        _BF16,
+    ),
+    **dict.fromkeys(
+        [
+            "Dawsn",
+            "Expint",
+            "FresnelCos",
+            "FresnelSin",
+            "Spence",
+            "Erfinv",
+            "Ndtri",
+            "Igamma",
+            "Igammac",
+            "Rint",
+            "TruncateMod",
+            "MatrixTriangularSolve",
+        ],
+        f"{_BF16}, {_HALF}",
+    ),
+    **dict.fromkeys(
+        [
+            "Cholesky",
+            "MatrixSquareRoot",
+            "MatrixDeterminant",
+            "LogMatrixDeterminant",
+            "SelfAdjointEigV2",
+            "MatrixSolve",
+            "MatrixSolveLs",
+            "BandedTriangularSolve",
+            "Lu",
+            "Svd",
+        ],
+        _HALF,
+    ),
+    "Reciprocal": "int8, int16, int32, int64",
+    "TruncateDiv": "complex64, complex128",
+}
 _KIND_NAMES = {
     "f": "bfloat16, half, float, double",
     "c": "complex64, complex128",
@@ -98,16 +161,19 @@ def dtype_kind(dt) -> str:
 
 
 def accepted_dtypes(kinds: str, op_name: str) -> frozenset:
-    """The NumPy dtypes an op accepts: its ``kinds`` that TF's op def also allows."""
+    """The NumPy dtypes an op accepts: its ``kinds`` that TF's op def also allows and that
+    TF's CPU build has a kernel for."""
     key = (kinds, op_name)
     found = _accepted.get(key)
     if found is None:
         tf_names = TF_ALLOWED.get(op_name)
+        missing = NO_CPU_KERNEL.get(op_name, "").split(", ")
         found = frozenset(
             d._np
             for d in dtypes._ALL
             if dtype_kind(d._np) in kinds
             and (tf_names is None or tf_type_name(d._np) in tf_names.split(", "))
+            and tf_type_name(d._np) not in missing
         )
         _accepted[key] = found
     return found
@@ -263,11 +329,39 @@ def normalize_axis(axis, ndim: int, op_name: str):
     return tuple(out)
 
 
-def require(x: Tensor, kinds: str, op_name: str) -> None:
-    """TF's kernel type constraint: e.g. ``exp`` has no int32 kernel (kinds 'fc')."""
+def _tf_attr(value) -> str:
+    """A node attribute as TF's error texts print it: ``true``, ``0.0001``, ``DT_INT32``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{float(np.float32(value)):g}"
+    return str(value)
+
+
+def node_attrs(**attrs) -> str:
+    """TF's text for a node's attributes after ``T``, in TF's (alphabetical) order."""
+    return "".join(f", {k}={_tf_attr(v)}" for k, v in sorted(attrs.items()))
+
+
+def no_kernel(op_name: str, dt, attrs: str = "") -> NotFoundError:
+    """TF's error for a dtype its op def allows but its CPU build has no kernel for.
+    ``attrs`` is TF's text for the node's other attributes (``node_attrs``)."""
+    return NotFoundError(
+        None,
+        None,
+        f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
+        f"[T=DT_{tf_type_name(dt).upper()}{attrs}] [Op:{op_name}]",
+    )
+
+
+def require(x: Tensor, kinds: str, op_name: str, attrs: str = "") -> None:
+    """TF's kernel type constraint: e.g. ``exp`` has no int32 kernel (kinds 'fc'), and
+    ``cholesky`` no half one on CPU (``NO_CPU_KERNEL``; ``attrs`` as in ``no_kernel``)."""
     dt = x._v.dtype
     if dt in accepted_dtypes(kinds, op_name):
         return
+    if tf_type_name(dt) in NO_CPU_KERNEL.get(op_name, "").split(", "):
+        raise no_kernel(op_name, dt, attrs)
     if kinds == "b":
         # Bool-only ops have no type attribute in TF: the error is a plain dtype mismatch.
         raise dtype_mismatch(op_name, 0, np.dtype(np.bool_), dt)

@@ -34,10 +34,13 @@ def _iae(message: str, op_name: str) -> InvalidArgumentError:
     return InvalidArgumentError(None, None, f"{message} [Op:{op_name}]")
 
 
-def _matrix_input(x, op_name: str, square: bool = True, kinds: str = "fc") -> Tensor:
-    """``x`` as a Tensor that TF's kernel ``op_name`` accepts: dtype, rank >= 2, square."""
+def _matrix_input(
+    x, op_name: str, square: bool = True, kinds: str = "fc", attrs: str = ""
+) -> Tensor:
+    """``x`` as a Tensor that TF's kernel ``op_name`` accepts: dtype, rank >= 2, square
+    (``attrs``: the node's other attributes, for TF's NotFoundError; see ``no_kernel``)."""
     x = to_tensor(x)
-    require(x, kinds, op_name)
+    require(x, kinds, op_name, attrs)
     shape = x._v.shape
     if len(shape) < 2:
         raise _iae(f"Input tensor 0 must have rank >= 2, got {len(shape)}", op_name)

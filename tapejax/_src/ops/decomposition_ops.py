@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 
 from ..dispatch import Op, apply
-from ._helpers import TF_ALLOWED
+from ._helpers import TF_ALLOWED, node_attrs
 from ._linalg_helpers import _H, _LAPACK, _diag_of, _matrix_input, _wide
 
 TF_ALLOWED.update(dict.fromkeys(["Cholesky", "Qr", "Svd", "SelfAdjointEigV2"], _LAPACK))
@@ -186,7 +186,8 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     Gradients are TF's: finite at degenerate singular values, and NotImplementedError for
     ``full_matrices=True`` when the matrix dimensions differ by more than one.
     """
-    x = _matrix_input(tensor, "Svd", square=False)
+    attrs = node_attrs(compute_uv=bool(compute_uv), full_matrices=bool(full_matrices))
+    x = _matrix_input(tensor, "Svd", square=False, attrs=attrs)
     if not compute_uv:
         return apply(_svd_values_op, (x,))
     return tuple(apply(_svd_op, (x,), (("full_matrices", bool(full_matrices)),)))
@@ -227,10 +228,11 @@ def eigh(tensor, name=None):
     """Eigenvalues (ascending) and eigenvectors ``(e, v)`` of Hermitian matrices
     (``tf.linalg.eigh``). Only the lower triangle is read; ``e`` has the input's dtype (complex
     for complex input), as TF."""
-    x = _matrix_input(tensor, "SelfAdjointEigV2")
+    x = _matrix_input(tensor, "SelfAdjointEigV2", attrs=node_attrs(compute_v=True))
     return tuple(apply(_eigh_op, (x,)))
 
 
 def eigvalsh(tensor, name=None):
     """Eigenvalues of Hermitian matrices (``tf.linalg.eigvalsh``), as ``eigh``'s ``e``."""
-    return apply(_eigvalsh_op, (_matrix_input(tensor, "SelfAdjointEigV2"),))
+    x = _matrix_input(tensor, "SelfAdjointEigV2", attrs=node_attrs(compute_v=False))
+    return apply(_eigvalsh_op, (x,))

@@ -24,7 +24,7 @@ from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
-from ._helpers import TF_ALLOWED, require, tf_type_name, to_tensor
+from ._helpers import TF_ALLOWED, node_attrs, require, tf_type_name, to_tensor
 from ._linalg_helpers import _LAPACK, _diag_of, _dims, _iae, _matrix_input, _second_operand, _wide
 from .reduction_ops import _narrowed
 
@@ -67,17 +67,21 @@ def lu(input, output_idx_type=dtypes.int32, name=None):  # noqa: A002 - TF's nam
         mode, a singular one ("Input is not invertible.", as TF).
     """
     x = to_tensor(input)
-    if x._v.ndim < 2:
-        raise _iae(f"Input tensor must have rank >= 2, got {x._v.ndim}", "Lu")
-    x = _matrix_input(x, "Lu")
     out_dt = dtypes.as_dtype(output_idx_type)
-    if tf_type_name(out_dt) not in ("int32", "int64"):
+    out_name = tf_type_name(out_dt)
+    # TF's order: the op def's T, then its output_idx_type, then the kernel, then shapes.
+    if out_name in ("int32", "int64") or tf_type_name(x._v.dtype) not in TF_ALLOWED["Lu"]:
+        require(x, "fc", "Lu", node_attrs(output_idx_type=f"DT_{out_name.upper()}"))
+    if out_name not in ("int32", "int64"):
         raise InvalidArgumentError(
             None,
             None,
-            f"Value for attr 'output_idx_type' of {tf_type_name(out_dt)} is not in the list of "
+            f"Value for attr 'output_idx_type' of {out_name} is not in the list of "
             "allowed values: int32, int64 [Op:Lu]",
         )
+    if x._v.ndim < 2:
+        raise _iae(f"Input tensor must have rank >= 2, got {x._v.ndim}", "Lu")
+    x = _matrix_input(x, "Lu")
     factors, perm = apply(_lu_op, (x,), (("index_dtype", _narrowed(out_dt)),))
     pivots = _concrete(factors)
     # TF's kernel refuses a zero (or NaN) pivot; LAPACK carries on with inf/NaN.

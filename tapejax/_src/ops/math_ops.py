@@ -159,8 +159,8 @@ def _binary(
     accepted = accepted_dtypes(kinds, tf_name)
 
     def run(x, y):
-        check_broadcast(x, y, tf_name)
         require(x if type(x) is Tensor else y, kinds, tf_name)
+        check_broadcast(x, y, tf_name)
         if check is not None:
             check(x, y)
         return apply(op, (x, y))

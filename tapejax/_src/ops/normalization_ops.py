@@ -21,6 +21,7 @@ from ._helpers import (
     TF_ALLOWED,
     check_broadcast,
     dtype_mismatch,
+    node_attrs,
     normalize_axis,
     require,
     to_tensor,
@@ -205,7 +206,10 @@ def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.
     """Local response normalization over the last axis of a 4-D tensor (``tf.nn.lrn``):
     ``input / (bias + alpha * sum(input[..., d - r : d + r + 1] ** 2)) ** beta``."""
     x = to_tensor(input)
-    require(x, "f", "LRN")
+    attrs = node_attrs(
+        alpha=float(alpha), beta=float(beta), bias=float(bias), depth_radius=int(depth_radius)
+    )
+    require(x, "f", "LRN", attrs)
     if x._v.ndim != 4:
         raise InvalidArgumentError(None, None, "in must be 4-dimensional [Op:LRN]")
     static = (

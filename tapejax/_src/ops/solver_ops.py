@@ -23,7 +23,7 @@ import numpy as np
 
 from ..dispatch import Op, apply
 from ..tensor import Tensor
-from ._helpers import TF_ALLOWED, require, tf_type_name, to_tensor
+from ._helpers import TF_ALLOWED, node_attrs, require, tf_type_name, to_tensor
 from ._linalg_helpers import (
     _H,
     _LAPACK,
@@ -39,7 +39,7 @@ from .decomposition_ops import _cholesky_fn, _svd_uv
 # TF's op-def type lists (verbatim, checked by tests/test_ops.py::test_tf_allowed_table_is_tfs).
 TF_ALLOWED.update(
     {
-        **dict.fromkeys(["MatrixInverse", "MatrixSolve"], _LAPACK),
+        **dict.fromkeys(["MatrixInverse", "MatrixSolve", "MatrixSolveLs"], _LAPACK),
         **dict.fromkeys(
             ["MatrixDeterminant", "LogMatrixDeterminant"],
             "half, float, double, complex64, complex128",
@@ -156,7 +156,7 @@ def solve(matrix, rhs, adjoint=False, name=None):
     """
     a = to_tensor(matrix)
     b = _second_operand(rhs, a, "MatrixSolve")
-    require(a, "fc", "MatrixSolve")
+    require(a, "fc", "MatrixSolve", node_attrs(adjoint=bool(adjoint)))
     sa, sb = a._v.shape, b._v.shape
     if len(sa) != len(sb):
         raise _iae("All input tensors must have the same rank.", "MatrixSolve")
@@ -194,7 +194,7 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     op_name = "MatrixTriangularSolve"
     a = to_tensor(matrix)
     b = _second_operand(rhs, a, op_name)
-    require(a, "fc", op_name)
+    require(a, "fc", op_name, node_attrs(adjoint=bool(adjoint), lower=bool(lower)))
     sa, sb = a._v.shape, b._v.shape
     for i, s in enumerate((sa, sb)):
         if len(s) < 2:
@@ -263,7 +263,6 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """
     a = to_tensor(matrix)
     b = _second_operand(rhs, a, "MatrixSolveLs")
-    require(a, "fc", "MatrixSolveLs")
     l2 = float(np.asarray(l2_regularizer))
     if a._v.dtype == np.complex128 and l2 != 0:
         raise NotImplementedError(
@@ -273,6 +272,11 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     sa, sb = a._v.shape, b._v.shape
     if len(sa) < 2:
         raise IndexError("tuple index out of range")
+    # fast=True is TF's composite (its kernel refuses a dtype under Cholesky's name).
+    if fast:
+        require(a, "fc", "Cholesky")
+    else:
+        require(a, "fc", "MatrixSolveLs", node_attrs(fast=False))
     if not fast:
         if len(sa) != len(sb):
             raise _iae("All input tensors must have the same rank.", "MatrixSolveLs")
@@ -319,6 +323,7 @@ def pinv(a, rcond=None, validate_args=False, name=None):
         m, n = x._v.shape[-2:]
         # As TF's: NumPy has no finfo of bfloat16 (its ValueError, as TF raises).
         rcond = 10.0 * max(m, n) * float(np.finfo(x.dtype.as_numpy_dtype).eps)
+    require(x, "fc", "Svd", node_attrs(compute_uv=True, full_matrices=False))
     return apply(_pinv_op, (x,), (("rcond", float(np.asarray(rcond))),))
 
 
@@ -340,4 +345,5 @@ def expm(input, name=None):  # noqa: A002 - TF's name
         flat = (1, shape[0]) if len(shape) < 2 else (int(np.prod(shape[:-2])),) + shape[-2:]
         op = "MatMul" if len(flat) == 2 else "BatchMatMulV2"
         raise _iae(f"Matrix size-incompatible: In[0]: [{_dims(flat)}], In[1]: [{_dims(flat)}]", op)
+    require(x, "fc", "MatrixSolve", node_attrs(adjoint=False))  # TF's Padé step solves
     return apply(_expm_op, (x,))

@@ -29,7 +29,7 @@ from .. import dtypes
 from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
 from ..tensor import Tensor
-from ._helpers import TF_ALLOWED, tf_type_name, to_tensor
+from ._helpers import TF_ALLOWED, node_attrs, require, tf_type_name, to_tensor
 from ._linalg_helpers import _H, _LAPACK, _diag_of, _matrix_input, _wide
 from .decomposition_ops import _diag_matrix, _spectral_gaps
 
@@ -315,6 +315,7 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
         )
     if x._v.ndim < 2:
         raise ValueError(f"Input `a` must have at least 2 dimensions (saw: {x._v.ndim}).")
+    require(x, "fc", "Svd", node_attrs(compute_uv=False, full_matrices=False))
     if tol is None:
         return apply(_matrix_rank_op, (x,))
     return apply(_matrix_rank_op, (x, convert_to_tensor(tol, dtype=x.dtype)))

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..dispatch import Op, apply
-from ._helpers import TF_ALLOWED, require, tf_type_name, to_tensor
+from ._helpers import TF_ALLOWED, node_attrs, require, tf_type_name, to_tensor
 from ._linalg_helpers import _dims, _iae, _second_operand, _wide
 from .solver_ops import _triangular_solve_fn
 
@@ -136,7 +136,7 @@ def banded_triangular_solve(bands, rhs, lower=True, adjoint=False, name=None):
     op_name = "BandedTriangularSolve"
     a = to_tensor(bands)
     b = _second_operand(rhs, a, op_name)
-    require(a, "fc", op_name)
+    require(a, "fc", op_name, node_attrs(adjoint=bool(adjoint), lower=bool(lower)))
     sa, sb = a._v.shape, b._v.shape
     for i, s in enumerate((sa, sb)):
         if len(s) < 2:
