@@ -36,9 +36,8 @@ _FLOATS = "half, bfloat16, float, double"
 
 
 def _shape(shape, op_name: str) -> tuple:
-    if isinstance(shape, Tensor) or getattr(shape, "_is_variable", False):
-        shape = np.asarray(shape._value)  # a shape has no gradient: no tape warning
-    dims = _ints(shape, "T", op_name)
+    rank = "shape must be a vector of {{int32,int64}}, got shape [{}]"
+    dims = _ints(shape, "T", op_name, rank, scalar_ok=False)
     if isinstance(shape, TensorShape) and None in shape.as_list():
         raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
     _check_dims(dims, op_name)
