@@ -46,16 +46,18 @@ def _filled(dims, dtype, value: int):
 
 def zeros(shape, dtype=dtypes.float32, name=None, layout=None):
     """A tensor of zeros (``tf.zeros``)."""
+    npd = _dtype_np(dtype)  # TF converts the dtype first
     dims = _ints(shape, "index_type", "Fill", _FILL_RANK)
     _check_dims(dims, "Fill")
-    return wrap(_filled(dims, _dtype_np(dtype), 0))
+    return wrap(_filled(dims, npd, 0))
 
 
 def ones(shape, dtype=dtypes.float32, name=None, layout=None):
     """A tensor of ones (``tf.ones``)."""
+    npd = _dtype_np(dtype)  # TF converts the dtype first
     dims = _ints(shape, "index_type", "Fill", _FILL_RANK)
     _check_dims(dims, "Fill")
-    return wrap(_filled(dims, _dtype_np(dtype), 1))
+    return wrap(_filled(dims, npd, 1))
 
 
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
