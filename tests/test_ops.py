@@ -244,6 +244,9 @@ CASES = [
         lambda dt, shape: (([arr(dt, shape), arr(dt, shape, seed=1)],), {"axis": 1}),
         dtypes=FI,
     ),
+    # a Tensor rather than a list: at axis 0, converted as it is
+    fixed("stack", lambda dt: (arr(dt, (2, 3)),), dtypes=FI, diff=(0,)),
+    fixed("stack", lambda dt: (arr(dt, ()),), dtypes=FI),
     Case("unstack", lambda dt, shape: ((arr(dt, shape),), {"axis": -1}), dtypes=FI, diff=(0,)),
     Case(
         "gather",
@@ -1050,6 +1053,108 @@ ERRORS = [
         ),
         IAE,
         r"condition \[3\], then \[2\], and else \[2\] must be broadcastable",
+    ),
+]
+
+
+# Arguments of the wrong rank or index dtype: TF's op errors, not a silent result or a
+# NumPy crash.
+_FILL_U8 = (
+    r"Value for attr 'index_type' of uint8 is not in the list of allowed values: int32, int64"
+)
+_RANGE_U8 = r"Value for attr 'Tidx' of uint8 is not in the list of allowed values: bfloat16, half, float, double, int8, int16, int32, int64, uint16, uint32, uint64"
+ERRORS += [
+    (lambda tf: tf.stack(tf.constant(3), axis=1), IAE, r"Attempting to slice scalar input"),
+    (
+        lambda tf: tf.stack(tf.zeros([0, 3]), axis=1),
+        IAE,
+        r"slice index 0 of dimension 0 out of bounds",
+    ),
+    (
+        lambda tf: tf.stack(np.array([[1, 2], [3, 4]], np.int32), axis=1),
+        "ValueError",
+        r"expected a sequence for attr N, got an ndarray with rank 2 instead",
+    ),
+    (
+        lambda tf: tf.zeros(tf.constant([[2, 3]])),
+        IAE,
+        r"dims must represent a vector, got shape \[1,2\] \[Op:Fill\]",
+    ),
+    (
+        lambda tf: tf.ones([[[2, 3]]]),
+        IAE,
+        r"dims must represent a vector, got shape \[1,1,2\] \[Op:Fill\]",
+    ),
+    (
+        lambda tf: tf.fill(tf.constant([[2, 3]]), 1.0),
+        IAE,
+        r"dims must represent a vector, got shape \[1,2\] \[Op:Fill\]",
+    ),
+    (lambda tf: tf.zeros(tf.constant([2, 3], tf.uint8)), IAE, _FILL_U8),
+    (lambda tf: tf.ones(tf.constant([2, 3], tf.uint8)), IAE, _FILL_U8),
+    (lambda tf: tf.fill(tf.constant([2, 3], tf.uint8), 1.0), IAE, _FILL_U8),
+    (
+        lambda tf: tf.zeros(tf.constant([2, 3], tf.int16)),
+        IAE,
+        r"Value for attr 'index_type' of int16 is not in the list of allowed values: int32, int64",
+    ),
+    (
+        lambda tf: tf.reshape(tf.zeros([6]), [[6]]),
+        IAE,
+        r"sizes input must be 1-D, not \[1,1\] \[Op:Reshape\]",
+    ),
+    (
+        lambda tf: tf.reshape(tf.zeros([6]), tf.constant([6], tf.uint8)),
+        IAE,
+        r"Value for attr 'Tshape' of uint8 is not in the list of allowed values: int32, int64",
+    ),
+    (
+        lambda tf: tf.transpose(tf.zeros([3]), tf.constant(0)),
+        IAE,
+        r"perm must be rank 1, got shape \[\] \[Op:Transpose\]",
+    ),
+    (
+        lambda tf: tf.broadcast_to(tf.zeros([3]), [[3]]),
+        IAE,
+        r"shape must be a vector of \{int32,int64\}, got shape \[1,1\] \[Op:BroadcastTo\]",
+    ),
+    (
+        lambda tf: tf.range(tf.zeros([3, 4], tf.int32)),
+        IAE,
+        r"limit must be a scalar, not shape \[3,4\] \[Op:Range\]",
+    ),
+    (
+        lambda tf: tf.range([[1]], 5),
+        IAE,
+        r"start must be a scalar, not shape \[1,1\] \[Op:Range\]",
+    ),
+    (
+        lambda tf: tf.range(0, 5, np.array([[2]], np.int32)),
+        IAE,
+        r"delta must be a scalar, not shape \[1,1\] \[Op:Range\]",
+    ),
+    (lambda tf: tf.range(3, dtype=tf.uint8), IAE, _RANGE_U8),
+    (lambda tf: tf.sequence_mask(tf.constant([1, 2], tf.uint8)), IAE, _RANGE_U8),
+    (lambda tf: tf.sequence_mask([1, 2], maxlen=tf.constant(3, tf.uint8)), IAE, _RANGE_U8),
+    (
+        lambda tf: tf.eye(tf.constant([[2, 3], [4, 5]])),
+        IAE,
+        r"ConcatOp : Ranks of all input tensors should match: shape\[0\] = \[0\] vs. shape\[1\] = \[1,2,2\]",
+    ),
+    (
+        lambda tf: tf.eye(2, tf.constant([2, 3]), batch_shape=[4]),
+        IAE,
+        r"shape\[0\] = \[1\] vs. shape\[1\] = \[1,2\] \[Op:ConcatV2\]",
+    ),
+    (
+        lambda tf: tf.eye([2, 3]),
+        "TypeError",
+        r"Arguments `num_rows` and `num_columns` must be positive integer values. Received: num_rows=\[2, 3\], num_columns=\[2, 3\]",
+    ),
+    (
+        lambda tf: tf.eye(2, 3.0),
+        "TypeError",
+        r"must be positive integer values. Received: num_rows=2, num_columns=3.0",
     ),
 ]
 

@@ -1477,6 +1477,35 @@ ERRORS += [
     ),
 ]
 
+# Integer tensors where TF's op def has no such type, or TF's Python cannot make a constant.
+ERRORS += [
+    (
+        lambda tf: tf.math.bincount(tf.constant([1, 2], tf.uint8)),
+        IAE,
+        r"Value for attr 'Tidx' of uint8 is not in the list of allowed values: int32, int64",
+    ),
+    (
+        lambda tf: tf.math.bincount(tf.constant([1, 2], tf.int16), minlength=4),
+        IAE,
+        r"Value for attr 'Tidx' of int16 is not in the list of allowed values: int32, int64",
+    ),
+    (
+        lambda tf: tf.math.angle(tf.constant([1, -2])),
+        "TypeError",
+        r"Cannot convert 3.141592653589793 to EagerTensor of dtype int32",
+    ),
+    (
+        lambda tf: tf.math.angle(tf.constant([1, 2], tf.uint8)),
+        "TypeError",
+        r"Cannot convert 3.141592653589793 to EagerTensor of dtype uint8",
+    ),
+    (
+        lambda tf: tf.math.angle([True]),
+        "TypeError",
+        r"Cannot convert 0 to EagerTensor of dtype bool",
+    ),
+]
+
 
 @pytest.mark.parametrize("fn, error, message", ERRORS)
 def test_errors_match_tf(fn, error, message):

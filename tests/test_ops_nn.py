@@ -11,6 +11,9 @@ checked numerically and against ``tf.nn.convolution``'s space-to-batch route.
 
 from __future__ import annotations
 
+import warnings
+
+import jax
 import numpy as np
 import pytest
 
@@ -152,6 +155,25 @@ CASES = [
         diff=(0,),
     ),
     fixed_case("nn.compute_average_loss", lambda dt: ((arr(dt, (3,)),), {"global_batch_size": 0})),
+    # integer losses: summed in their dtype, then TF's true division (float64 from int32)
+    fixed_case(
+        "nn.compute_average_loss",
+        lambda dt: ((arr(dt, (4,), 0, 100),), {}),
+        dtypes=("int32", "uint8", "int16"),
+        x64=True,
+    ),
+    fixed_case(
+        "nn.compute_average_loss",
+        lambda dt: ((arr(dt, (4, 2), 0, 100),), {"sample_weight": arr("float32", (4,), 0, 2)}),
+        dtypes=("int32", "uint8"),
+        x64=True,
+    ),
+    fixed_case(
+        "nn.compute_average_loss",
+        lambda dt: ((arr(dt, (3,), 0, 100),), {"global_batch_size": 0}),
+        dtypes=("int32",),
+        x64=True,
+    ),
     Case("nn.scale_regularization_loss", lambda dt, shape: ((arr(dt, shape),), {}), diff=(0,)),
     Case(
         "nn.log_poisson_loss",
@@ -1573,6 +1595,21 @@ ERRORS = [
 ]
 
 
+# crelu negates first: TF's Neg has no unsigned kernel.
+ERRORS += [
+    (
+        lambda tf: tf.nn.crelu(tf.constant([1, 2], tf.uint8)),
+        IAE,
+        r"Value for attr 'T' of uint8 is not in the list of allowed values: bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128",
+    ),
+    (
+        lambda tf: tf.nn.crelu(tf.constant([1, 2], tf.uint16)),
+        IAE,
+        r"Value for attr 'T' of uint16 is not in the list of allowed values",
+    ),
+]
+
+
 @pytest.mark.parametrize("fn, error, message", ERRORS)
 def test_errors_match_tf(fn, error, message):
     check_error(fn, error, message)
@@ -1595,3 +1632,14 @@ def test_tf_allowed_entries_are_tfs():
             "LRN",
         )
     )
+
+
+def test_compute_average_loss_of_ints_is_float32_without_x64():
+    """TF's float64 mean of an int32 loss is float32 without JAX's x64 mode (docs/compat.md)."""
+    if jax.config.jax_enable_x64:
+        pytest.skip("needs JAX's x64 mode off")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the float64-as-float32 notice
+        out = tapejax.nn.compute_average_loss(tapejax.constant([3, 4]), global_batch_size=4)
+    assert out.dtype == tapejax.float32
+    assert out.numpy() == 1.75

@@ -979,6 +979,33 @@ ERRORS = [
 ]
 
 
+# A shape must be a vector of int32 or int64: TF's op errors, not a sample of another shape.
+_NOT_A_VECTOR = r"shape must be a vector of \{int32,int64\}, got shape \[1,2\]"
+ERRORS += [
+    (lambda tf: tf.random.normal(tf.constant([[2, 3]])), IAE, _NOT_A_VECTOR),
+    (lambda tf: tf.random.uniform([[2, 3]]), IAE, _NOT_A_VECTOR),
+    (lambda tf: tf.random.uniform([[2, 3]], maxval=5, dtype=tf.int32), IAE, _NOT_A_VECTOR),
+    (lambda tf: tf.random.truncated_normal(tf.constant([[2, 3]])), IAE, _NOT_A_VECTOR),
+    (lambda tf: tf.random.poisson([[2, 3]], 1.0), IAE, _NOT_A_VECTOR),
+    (lambda tf: tf.random.stateless_normal([[2, 3]], [1, 2]), IAE, _NOT_A_VECTOR),
+    (
+        lambda tf: tf.random.normal(3),
+        IAE,
+        r"shape must be a vector of \{int32,int64\}, got shape \[\] \[Op:RandomStandardNormal\]",
+    ),
+    (
+        lambda tf: tf.random.normal(tf.constant([2, 3], tf.uint8)),
+        IAE,
+        r"Value for attr 'T' of uint8 is not in the list of allowed values: int32, int64",
+    ),
+    (
+        lambda tf: tf.random.uniform(tf.constant([2, 3], tf.uint8)),
+        IAE,
+        r"Value for attr 'T' of uint8 is not in the list of allowed values: int32, int64",
+    ),
+]
+
+
 @pytest.mark.parametrize("fn, error, message", ERRORS)
 def test_errors_match_tf(fn, error, message):
     check_error(fn, error, message)

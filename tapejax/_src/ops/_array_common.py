@@ -36,15 +36,38 @@ def _host(value):
     return np.asarray(value)
 
 
-def _ints(value, attr: str | None = None, op_name: str = "") -> tuple:
+def _ints(
+    value,
+    attr: str | None = None,
+    op_name: str = "",
+    rank_text: str | None = None,
+    scalar_ok: bool = True,
+) -> tuple:
     """A shape-like argument (list, tuple, Tensor, TensorShape) as a tuple of Python ints.
 
-    With ``attr`` (TF's index-type attribute, "Tshape" ...), float values are TF's
-    InvalidArgumentError instead of being truncated.
+    With ``attr`` (TF's index-type attribute, "Tshape" ...), float values, and Tensors of
+    integer dtypes other than int32 and int64, are TF's InvalidArgumentError instead of
+    being truncated or read. With ``rank_text``, a value of rank 2 or more (or a scalar,
+    unless ``scalar_ok``) is TF's InvalidArgumentError with that text, its ``{}`` replaced
+    by the value's shape.
     """
     if isinstance(value, TensorShape):
         return tuple(value.as_list())
-    arr = np.asarray(value)
+    if isinstance(value, Tensor) or getattr(value, "_is_variable", False):
+        t = to_tensor(value)
+        dt = np.dtype(t._v.dtype)
+        # A NumPy array or list becomes int32/int64 in TF's conversion, a Tensor keeps its
+        # dtype, which the op's index attribute must accept.
+        if attr is not None and dt.kind in "iu" and dt not in (np.int32, np.int64):
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"Value for attr '{attr}' of {tf_type_name(dt)} is not in the list of allowed "
+                f"values: int32, int64 [Op:{op_name}]",
+            )
+        arr = np.asarray(t._value)  # a shape has no gradient: no tape warning
+    else:
+        arr = np.asarray(value)
     if attr is not None and arr.dtype.kind not in "iu" and arr.size:
         name = "float" if arr.dtype.kind == "f" else tf_type_name(arr.dtype)
         raise InvalidArgumentError(
@@ -53,6 +76,9 @@ def _ints(value, attr: str | None = None, op_name: str = "") -> tuple:
             f"Value for attr '{attr}' of {name} is not in the list of allowed values: "
             f"int32, int64 [Op:{op_name}]",
         )
+    if rank_text is not None and (arr.ndim > 1 or (arr.ndim == 0 and not scalar_ok)):
+        text = rank_text.format(_dims(arr.shape))
+        raise InvalidArgumentError(None, None, f"{text} [Op:{op_name}]")
     return tuple(int(v) for v in arr.reshape(-1))
 
 

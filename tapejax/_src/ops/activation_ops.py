@@ -158,6 +158,7 @@ _crelu_op = Op("CRelu", lambda x, *, axis: jax.nn.relu(jnp.concatenate([x, -x], 
 def crelu(features, axis=-1, name=None):
     """Concatenated ReLU (``tf.nn.crelu``): ``relu(concat([x, -x], axis))``."""
     x = to_tensor(features)
+    require(x, "fci", "Neg")  # TF negates first: no unsigned kernel
     require(x, "fiu", "Relu")
     n = x._v.ndim
     if not -n <= axis < n:

@@ -60,7 +60,7 @@ _reshape_op = Op("Reshape", _reshape_fn)
 def reshape(tensor, shape, name=None):
     """Reshapes (``tf.reshape``); one dimension may be -1."""
     x = to_tensor(tensor)
-    shape = _ints(shape, "Tshape", "Reshape")
+    shape = _ints(shape, "Tshape", "Reshape", "sizes input must be 1-D, not [{}]")
     size = x._v.size
     for i, d in enumerate(shape):
         if d < -1:
@@ -146,7 +146,11 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     """Permutes dimensions (``tf.transpose``); reverses them when ``perm`` is None."""
     x = to_tensor(a)
     n = x._v.ndim
-    perm = tuple(reversed(builtins.range(n))) if perm is None else _ints(perm, "Tperm", "Transpose")
+    if perm is None:
+        perm = tuple(reversed(builtins.range(n)))
+    else:
+        rank = "perm must be rank 1, got shape [{}]"
+        perm = _ints(perm, "Tperm", "Transpose", rank, scalar_ok=False)
     if len(perm) != n:
         raise InvalidArgumentError(
             None,
@@ -246,7 +250,8 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
     """Broadcasts ``input`` to ``shape`` (``tf.broadcast_to``); the gradient sums over the
     broadcast dimensions."""
     x = to_tensor(input)
-    dims = _ints(shape, "Tidx", "BroadcastTo")
+    rank = "shape must be a vector of {{int32,int64}}, got shape [{}]"
+    dims = _ints(shape, "Tidx", "BroadcastTo", rank, scalar_ok=False)
     _check_dims(dims, "BroadcastTo")
     xs = x._v.shape
     if len(xs) > len(dims):

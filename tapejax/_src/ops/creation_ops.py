@@ -7,6 +7,7 @@ float64 (x64) for int bounds; negative dimensions are TF's errors.
 from __future__ import annotations
 
 import functools
+import numbers
 
 import jax
 import jax.numpy as jnp
@@ -19,7 +20,10 @@ from ..errors import InvalidArgumentError
 from ..lazy import trace_state_clean
 from ..tensor import Tensor, wrap
 from ._helpers import axis_ints, tf_type_name, to_tensor
-from .array_ops import _check_dims, _dims, _ints
+from .array_ops import _check_dims, _dims, _host, _ints
+
+# TF's Fill takes a vector of dimensions, or (legacy) a scalar one.
+_FILL_RANK = "dims must represent a vector, got shape [{}]"
 
 
 def _dtype_np(dtype, default=dtypes.float32):
@@ -42,16 +46,18 @@ def _filled(dims, dtype, value: int):
 
 def zeros(shape, dtype=dtypes.float32, name=None, layout=None):
     """A tensor of zeros (``tf.zeros``)."""
-    dims = _ints(shape, "index_type", "Fill")
+    npd = _dtype_np(dtype)  # TF converts the dtype first
+    dims = _ints(shape, "index_type", "Fill", _FILL_RANK)
     _check_dims(dims, "Fill")
-    return wrap(_filled(dims, _dtype_np(dtype), 0))
+    return wrap(_filled(dims, npd, 0))
 
 
 def ones(shape, dtype=dtypes.float32, name=None, layout=None):
     """A tensor of ones (``tf.ones``)."""
-    dims = _ints(shape, "index_type", "Fill")
+    npd = _dtype_np(dtype)  # TF converts the dtype first
+    dims = _ints(shape, "index_type", "Fill", _FILL_RANK)
     _check_dims(dims, "Fill")
-    return wrap(_filled(dims, _dtype_np(dtype), 1))
+    return wrap(_filled(dims, npd, 1))
 
 
 def zeros_like(input, dtype=None, name=None, layout=None):  # noqa: A002
@@ -76,9 +82,19 @@ def fill(dims, value, name=None, layout=None):
             None,
             f"value must represent a scalar, got shape [{_dims(v._v.shape)}] [Op:Fill]",
         )
-    dims = _ints(dims, "index_type", "Fill")
+    dims = _ints(dims, "index_type", "Fill", _FILL_RANK)
     _check_dims(dims, "Fill")
     return apply(_fill_op, (v,), (("shape", dims),))
+
+
+def _check_range_dtype(npd) -> None:
+    if np.dtype(npd) == np.uint8:  # the one integer type TF's Range op def leaves out
+        raise InvalidArgumentError(
+            None,
+            None,
+            "Value for attr 'Tidx' of uint8 is not in the list of allowed values: bfloat16, "
+            "half, float, double, int8, int16, int32, int64, uint16, uint32, uint64 [Op:Range]",
+        )
 
 
 _RANGE_HIERARCHY = ("int32", "int64", "float16", "bfloat16", "float32", "float64")
@@ -92,7 +108,7 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     """
     if limit is None:
         start, limit = 0, start
-    dtypes_, values = [], []
+    dtypes_, values, ranks = [], [], []
     for v in (start, limit, delta):
         if isinstance(v, Tensor) or getattr(v, "_is_variable", False):
             t = to_tensor(v)
@@ -104,15 +120,22 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
                     "a static maximum and mask (`tapejax.sequence_mask`)."
                 )
             dtypes_.append(t.dtype)
-            values.append(np.asarray(t._value).item())
+            arr = np.asarray(t._value)
         else:
             # Read on the host: inside a trace a converted constant is a tracer.
             arr = np.asarray(v)
             dtypes_.append(convert_to_tensor(arr if arr.ndim else v, dtype=dtype).dtype)
-            values.append(arr.item())
+        ranks.append(arr.shape)
+        values.append(arr.item() if arr.size == 1 else None)
     if dtype is None:
         dtype = max(dtypes_, key=lambda d: _RANGE_HIERARCHY.index(d.name))
     npd = _dtype_np(dtype)
+    _check_range_dtype(npd)
+    for what, shape in zip(("start", "limit", "delta"), ranks):
+        if shape not in ((), (1,)):  # TF's kernel takes a one-element vector as a scalar
+            raise InvalidArgumentError(
+                None, None, f"{what} must be a scalar, not shape [{_dims(shape)}] [Op:Range]"
+            )
     s, l, d = values
 
     def show(v):  # in the range's dtype, as TF prints it: float32 -0.4, not -0.4000000059604645
@@ -173,7 +196,32 @@ def linspace(start, stop, num, name=None, axis=0):
     return apply(_linspace_op, (s, e), (("axis", int(axis)), ("num", n)))
 
 
+def _check_eye_sizes(num_rows, num_columns, batch_shape) -> None:
+    """TF's errors for sizes that are not scalar integers: a Tensor goes through TF's
+    ``concat((batch_shape, [minimum(rows, columns)]), 0)``, anything else must be a
+    Python or NumPy integer."""
+    columns = num_rows if num_columns is None else num_columns
+    if any(isinstance(v, Tensor) or getattr(v, "_is_variable", False) for v in (num_rows, columns)):
+        shape = np.broadcast_shapes(
+            np.shape(to_tensor(num_rows)._v), np.shape(to_tensor(columns)._v)
+        )
+        if shape:
+            batch = 0 if batch_shape is None else np.size(_host(batch_shape))
+            raise InvalidArgumentError(
+                None,
+                None,
+                "ConcatOp : Ranks of all input tensors should match: shape[0] = "
+                f"[{batch}] vs. shape[1] = [1,{_dims(shape)}] [Op:ConcatV2]",
+            )
+    elif not all(isinstance(v, numbers.Integral) for v in (num_rows, columns)):
+        raise TypeError(
+            "Arguments `num_rows` and `num_columns` must be positive integer values. "
+            f"Received: num_rows={num_rows}, num_columns={columns}"
+        )
+
+
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    _check_eye_sizes(num_rows, num_columns, batch_shape)
     m = jnp.eye(
         int(num_rows), None if num_columns is None else int(num_columns), dtype=_dtype_np(dtype)
     )
@@ -289,6 +337,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool_, name=None):
             raise InvalidArgumentError(
                 None, None, f"Requires start <= limit when delta > 0: 0/{n} [Op:Range]"
             )
+    _check_range_dtype(m_dtype)  # TF's mask compares the lengths with range(maxlen)
     row = wrap(jnp.arange(n, dtype=m_dtype))
     matrix = cast(lens, dtypes.as_dtype(m_dtype))
     from .array_ops import expand_dims

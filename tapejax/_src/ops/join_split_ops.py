@@ -90,14 +90,29 @@ def concat(values, axis, name="concat"):
 
 def stack(values, axis=0, name="stack"):
     """Stacks tensors of equal shape along a new ``axis`` (``tf.stack``)."""
+    listed = isinstance(values, (list, tuple))
     if axis == 0 and not (
-        values and all(type(v) is Tensor or getattr(v, "_is_variable", False) for v in values)
+        listed
+        and values
+        and all(type(v) is Tensor or getattr(v, "_is_variable", False) for v in values)
     ):
-        # TF first tries to convert the whole list as one value ([1, 2.5] -> float32).
+        # TF first tries to convert the whole list as one value ([1, 2.5] -> float32); a
+        # Tensor or array converts as it is.
         try:
             return identity(convert_to_tensor(values))
         except (TypeError, ValueError, NotImplementedError):
             pass
+    if isinstance(values, (Tensor, np.ndarray)) or getattr(values, "_is_variable", False):
+        # As TF: ``values[0]`` gives the rank (a scalar or an empty first dimension raises
+        # the indexing error), then Pack takes a Tensor's rows; an array is not a sequence.
+        nd = np.ndim(to_tensor(values[0])._v) + 1
+        if not -nd <= int(axis) < nd:
+            raise ValueError(f"Argument `axis` = {int(axis)} not in range [{-nd}, {nd})")
+        if isinstance(values, np.ndarray):
+            raise ValueError(
+                f"expected a sequence for attr N, got an ndarray with rank {values.ndim} instead"
+            )
+        values = list(values)
     ts = _same_dtype(values, "Pack")
     shp = ts[0]._v.shape
     for i, t in enumerate(ts):

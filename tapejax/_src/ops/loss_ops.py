@@ -23,6 +23,7 @@ from ._ctc_labels import dense_ctc_labels, length_mismatch
 from ._helpers import dtype_mismatch, require, tf_type_name, to_tensor
 from .activation_ops import _axis
 from .array_ops import reshape as _reshape
+from .division_ops import divide_no_nan
 from .math_ops import cast, multiply
 from .reduction_ops import reduce_sum
 
@@ -211,10 +212,6 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
             "Invalid value passed for `per_example_loss`. Expected a tensor with at least "
             f"rank 1. Received per_example_loss={loss} with rank 0"
         )
-    if loss._v.dtype.kind not in "f" and loss._v.dtype != dtypes.bfloat16._np:
-        raise NotImplementedError(
-            "tapejax.nn.compute_average_loss of an integer per_example_loss is not implemented"
-        )
     dtype = loss.dtype
     if sample_weight is not None:
         w = cast(to_tensor(sample_weight), dtypes.float32)
@@ -233,7 +230,11 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         raise TypeError("global_batch_size must be an integer.")
     if n < 0:
         raise InvalidArgumentError(None, None, "global_batch_size must be non-negative.")
-    return apply(_average_loss_op, (loss,), (("n", int(n)),))
+    if dtype.is_floating:
+        return apply(_average_loss_op, (loss,), (("n", int(n)),))
+    # TF's div_no_nan(reduce_sum(loss), cast(n, dtype)): the sum in the loss's dtype (it
+    # wraps), then true division, to float32 for 8- and 16-bit integers, float64 for wider.
+    return divide_no_nan(reduce_sum(loss), convert_to_tensor(int(n), dtype=dtype))
 
 
 _average_loss_op = Op(

@@ -335,6 +335,8 @@ def _int_to_float(x: Tensor) -> Tensor:
 
 
 def _truediv(x, y):
+    if x._v.dtype.kind == "b":  # TF's x < 0 cannot make 0 a bool
+        raise TypeError("Cannot convert 0 to EagerTensor of dtype bool")
     if x._v.dtype.kind in "iu":
         y = y if type(y) is Tensor else convert_to_tensor(y, dtype=x.dtype)
         x, y = _int_to_float(x), _int_to_float(y)
@@ -501,5 +503,10 @@ def angle(input, name=None):  # noqa: A002 - TF's name
     x = to_tensor(input)
     if x._v.dtype.kind == "c":
         return apply(_angle_op, (x,))
+    if x._v.dtype.kind == "b":  # TF's x < 0 cannot make 0 a bool
+        raise TypeError("Cannot convert 0 to EagerTensor of dtype bool")
+    if x._v.dtype.kind in "iu":
+        # TF's where(x < 0, pi * ones_like(x), zeros_like(x)) cannot make pi in x's dtype.
+        raise TypeError(f"Cannot convert {np.pi!r} to EagerTensor of dtype {x.dtype.name}")
     # TF's where(x < 0, pi, 0): constants, unconnected from x.
     return wrap(jnp.where(x._value < 0, jnp.pi, 0).astype(x._v.dtype))

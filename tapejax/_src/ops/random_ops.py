@@ -139,7 +139,6 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
 
     Differentiable w.r.t. ``alpha`` (implicit reparameterization, as TF) and ``beta``.
     """
-    dims = _shape(shape, "RandomGamma")
     dt = _dtype(dtype)
     a = _param(alpha, dt, "alpha")
     b = _param(1 if beta is None else beta, dt, "beta")
@@ -154,6 +153,7 @@ def gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
             f"Value for attr 'T' of {tf_type_name(dt._np)} is not in the list of allowed "
             "values: half, float, double [Op:RandomGamma]",
         )
+    dims = _shape(shape, "RandomGamma")  # TF's kernel checks the shape after the rest
     key = _next_key(_stream(seed, _kind("RandomGamma", (("dtype", a._v.dtype),))))
     sample = apply(_gamma_op, (key, a), (("shape", dims), ("batch", batch)))
     tiny = convert_to_tensor(np.finfo(a._v.dtype).tiny, dtype=a.dtype)
@@ -165,7 +165,6 @@ _POISSON_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32,
 
 def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
     """Poisson samples of shape ``shape + lam.shape`` (``tf.random.poisson``; no gradient)."""
-    dims = _shape(shape, "RandomPoissonV2")
     dt = _dtype(dtype)
     rate = to_tensor(lam)
     for d, attr in ((dt, "dtype"), (rate.dtype, "R")):
@@ -176,6 +175,7 @@ def poisson(shape, lam, dtype=dtypes.float32, seed=None, name=None):
                 f"Value for attr '{attr}' of {tf_type_name(d._np)} is not in the list of "
                 "allowed values: half, float, double, int32, int64 [Op:RandomPoissonV2]",
             )
+    dims = _shape(shape, "RandomPoissonV2")  # TF's kernel checks the shape after the dtypes
     return _stateful_draw(seed)(_poisson_sampler, (rate,), (("shape", dims), ("dtype", _np(dt))))
 
 

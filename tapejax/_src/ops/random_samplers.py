@@ -36,9 +36,8 @@ _FLOATS = "half, bfloat16, float, double"
 
 
 def _shape(shape, op_name: str) -> tuple:
-    if isinstance(shape, Tensor) or getattr(shape, "_is_variable", False):
-        shape = np.asarray(shape._value)  # a shape has no gradient: no tape warning
-    dims = _ints(shape, "T", op_name)
+    rank = "shape must be a vector of {{int32,int64}}, got shape [{}]"
+    dims = _ints(shape, "T", op_name, rank, scalar_ok=False)
     if isinstance(shape, TensorShape) and None in shape.as_list():
         raise ValueError(f"Cannot convert a partially known TensorShape {shape} to a Tensor.")
     _check_dims(dims, op_name)
@@ -215,7 +214,6 @@ def _standard_params(mean, stddev) -> bool:
 
 
 def _normal(draw, shape, mean, stddev, dtype, op_name="RandomStandardNormal", sampler=None):
-    dims = _shape(shape, op_name)
     dt = _dtype(dtype)
     # ``rnd * 1.0 + 0.0`` is ``rnd``, and no gradient can flow to Python constants: the
     # common call skips converting them (a float dtype accepts them, as TF's conversion).
@@ -223,6 +221,7 @@ def _normal(draw, shape, mean, stddev, dtype, op_name="RandomStandardNormal", sa
     if not standard:
         mean_t = _param(mean, dt, "mean")
         stddev_t = _param(stddev, dt, "stddev")
+    dims = _shape(shape, op_name)  # TF's kernel checks the shape after Python's conversions
     _require_float(dt, op_name)
     rnd = draw(sampler or _normal_sampler, (), (("shape", dims), ("dtype", _np(dt))))
     if standard:
@@ -270,8 +269,8 @@ def _uniform(draw, shape, minval, maxval, dtype, stateless=False):
             maxval = 1
     int_op = "StatelessRandomUniformIntV2" if stateless else "RandomUniformInt"
     op_name = int_op if dt.is_integer else "RandomUniform"
-    dims = _shape(shape, op_name)
     if full_range:
+        dims = _shape(shape, op_name)
         return draw(_full_int_sampler, (), (("shape", dims), ("dtype", _np(dt))))
     minval_is_zero = not stateless and type(minval) is int and minval == 0
     maxval_is_one = not stateless and type(maxval) is int and maxval == 1
@@ -285,6 +284,7 @@ def _uniform(draw, shape, minval, maxval, dtype, stateless=False):
                     f"{what} must be 0-D, got shape [{','.join(map(str, t._v.shape))}] "
                     f"[Op:{op_name}]",
                 )
+        dims = _shape(shape, op_name)  # TF's kernel: bounds' ranks, the shape, then their order
         if _concrete(lo) and _concrete(hi) and not int(lo._value) < int(hi._value):
             raise InvalidArgumentError(
                 None,
@@ -295,6 +295,7 @@ def _uniform(draw, shape, minval, maxval, dtype, stateless=False):
     if not (minval_is_zero and maxval_is_one):
         minval = _param(minval, dt, "min")
         maxval = _param(maxval, dt, "max")
+    dims = _shape(shape, op_name)  # TF's kernel checks the shape after Python's conversions
     _require_float(dt, op_name)
     rnd = draw(_uniform_sampler, (), (("shape", dims), ("dtype", _np(dt))))
     if minval_is_zero:

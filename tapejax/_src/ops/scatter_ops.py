@@ -256,7 +256,8 @@ def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
         st = to_tensor(shape)
         if st._v.dtype != ind._v.dtype:
             raise dtype_mismatch("ScatterNd", 2, ind._v.dtype, st._v.dtype)
-    dims = _ints(shape, "Tindices", "ScatterNd")
+    # Read as NumPy: ScatterNd's index attribute also allows int16, which _ints would reject.
+    dims = _ints(_host(shape), "Tindices", "ScatterNd")
     for d in dims:
         if d < 0:
             raise InvalidArgumentError(None, None, f"Dimension {d} must be >= 0 [Op:ScatterNd]")

@@ -392,6 +392,12 @@ def bincount(
         if w is not None:
             w = wrap(w._value.reshape(-1))
     out_dt = dtypes.as_dtype(dtype) if w is None else w.dtype
+    if a._v.dtype not in (np.int32, np.int64):
+        raise _error(
+            f"Value for attr 'Tidx' of {tf_type_name(a._v.dtype)} is not in the list of allowed "
+            "values: int32, int64",
+            "DenseBincount",
+        )
     if tf_type_name(out_dt) not in ("int32", "int64", "float", "double"):
         raise _error(
             f"Value for attr 'T' of {tf_type_name(out_dt)} is not in the list of allowed values: "
