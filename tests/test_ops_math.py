@@ -1499,6 +1499,20 @@ ERRORS += [
         "TypeError",
         r"Cannot convert 3.141592653589793 to EagerTensor of dtype uint8",
     ),
+    *(
+        (
+            fn,
+            "TypeError",
+            r"Invalid dtype tf.bool in __truediv__. Expected one of \{tf.uint8, tf.int8, "
+            r"tf.uint16, tf.int16, tf.uint32, tf.int32, tf.uint64, tf.int64, tf.bfloat16, "
+            r"tf.float16, tf.float32, tf.float64, tf.complex64, tf.complex128\}\.",
+        )
+        for fn in (
+            lambda tf: tf.constant([True]) / tf.constant([False]),
+            lambda tf: tf.math.truediv(tf.constant([True]), tf.constant([True])),
+            lambda tf: tf.math.divide(tf.constant([True]), True),
+        )
+    ),
     (
         lambda tf: tf.math.angle([True]),
         "TypeError",

@@ -334,9 +334,18 @@ def _int_to_float(x: Tensor) -> Tensor:
     return cast(x, dtypes.float32 if size <= 2 else dtypes.float64)
 
 
+# The dtypes TF's truediv takes (its ``_TRUEDIV_TABLE``), named in its TypeError.
+_TRUEDIV_DTYPES = (
+    "tf.uint8, tf.int8, tf.uint16, tf.int16, tf.uint32, tf.int32, tf.uint64, tf.int64, "
+    "tf.bfloat16, tf.float16, tf.float32, tf.float64, tf.complex64, tf.complex128"
+)
+
+
 def _truediv(x, y):
-    if x._v.dtype.kind == "b":  # TF's x < 0 cannot make 0 a bool
-        raise TypeError("Cannot convert 0 to EagerTensor of dtype bool")
+    if x._v.dtype.kind == "b":
+        raise TypeError(
+            f"Invalid dtype tf.bool in __truediv__. Expected one of {{{_TRUEDIV_DTYPES}}}."
+        )
     if x._v.dtype.kind in "iu":
         y = y if type(y) is Tensor else convert_to_tensor(y, dtype=x.dtype)
         x, y = _int_to_float(x), _int_to_float(y)
