@@ -1268,7 +1268,8 @@ def test_no_cpu_kernel_table_is_tfs():
         on_cpu = set()
         for kernel in kernels.get_registered_kernels_for_op(op_name).kernel:
             if kernel.device_type == "CPU":
-                (types,) = [c.allowed_values.list.type for c in kernel.constraint if c.name == "T"]
+                attr = _helpers.TYPE_ATTR.get(op_name, "T")
+                (types,) = [c.allowed_values.list.type for c in kernel.constraint if c.name == attr]
                 on_cpu |= {tf_dtypes.as_dtype(t).name for t in types}
         for name in listed.split(", "):
             assert allowed is None or name in allowed.split(", "), (

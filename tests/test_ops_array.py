@@ -28,6 +28,7 @@ from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.
     first_of_each_op,
     fixed,
     grad_cases,
+    no_kernel_case,
     value_params,
 )
 
@@ -1391,9 +1392,61 @@ ERRORS += [
 ]
 
 
+# Range has no CPU kernel for int8, int16, uint16, uint32 or uint64: sequence_mask's range
+# takes maxlen's dtype (the lengths' without one); its default maxlen is the lengths' Max.
+_ORDERED = "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64"
+ERRORS += [
+    *(
+        no_kernel_case(
+            lambda tf, dt=dt: tf.sequence_mask(tf.constant([1, 2], dt)),
+            f"Range[Tidx=DT_{dt.upper()}]",
+        )
+        for dt in ("int8", "int16", "uint16")
+    ),
+    no_kernel_case(
+        lambda tf: tf.sequence_mask([1, 2], tf.constant(3, tf.int8)), "Range[Tidx=DT_INT8]"
+    ),
+    no_kernel_case(lambda tf: tf.range(3, dtype=tf.uint16), "Range[Tidx=DT_UINT16]"),
+    no_kernel_case(lambda tf: tf.range(3, dtype=tf.int8), "Range[Tidx=DT_INT8]"),
+    *(
+        (
+            lambda tf, v=v: tf.sequence_mask(tf.constant(v)),
+            IAE,
+            rf"Value for attr 'T' of {name} is not in the list of allowed values: {_ORDERED}",
+        )
+        for v, name in (([True, False], "bool"), (np.array([1j, 2], np.complex64), "complex64"))
+    ),
+]
+
+
 @pytest.mark.parametrize("fn, error, message", ERRORS)
 def test_errors_match_tf(fn, error, message):
     check_error(fn, error, message)
+
+
+def test_multiplying_bool_tensors_as_tfs():
+    """TF's ``*`` with a bool tensor operand multiplies in int32 and casts back to bool
+    (``tf.multiply`` refuses bool); ``tf.meshgrid`` of bool vectors relies on it."""
+    for fw in (tapejax, tensorflow):
+        b = fw.constant([True, False, True])
+        got = [
+            b * b,
+            b * 2.5,
+            True * b,
+            fw.constant([0, 1, 2]) * b,
+            b * fw.constant([1.0, 1.0, 0.0]),
+            *fw.meshgrid(b, fw.constant([False, True])),
+            *fw.meshgrid(b, fw.constant([1, 0]), indexing="ij"),
+        ]
+        if fw is tapejax:
+            mine = got
+    for m, t in zip(mine, got):
+        assert m.dtype.name == t.dtype.name == "bool"
+        np.testing.assert_array_equal(m.numpy(), t.numpy())
+    # A reflected operator converts the left operand to the tensor's dtype first.
+    check_error(
+        lambda tf: 3 * tf.constant([True]), TE, r"Cannot convert 3 to EagerTensor of dtype bool"
+    )
 
 
 def test_reverse_sequence_with_traced_lengths_checks_them_when_it_runs():

@@ -1956,6 +1956,28 @@ def _bf(tf, x):
     return tf.constant(x, tf.bfloat16)
 
 
+# Bool and unsigned tensors: TF's norm refuses bool in Python; expm's scaling step takes
+# abs(x) (no unsigned or bool Abs) before its own dtype check of signed integers.
+ERRORS += [
+    *(
+        (
+            lambda tf, f=f: f(tf)(tf.constant([[True, False]])),
+            "TypeError",
+            r"Expected numeric or variant tensor, got dtype tf\.bool\.",
+        )
+        for f in (lambda tf: tf.norm, lambda tf: tf.linalg.norm, lambda tf: tf.linalg.normalize)
+    ),
+    *(
+        (
+            lambda tf, dt=dt: tf.linalg.expm(tf.cast(tf.eye(2), dt)),
+            IAE,
+            rf"Value for attr 'T' of {dt} is not in the list of allowed values: bfloat16, half, "
+            r"float, double, int8, int16, int32, int64",
+        )
+        for dt in ("uint8", "uint16", "uint32", "bool")
+    ),
+]
+
 ERRORS += [
     no_kernel_case(lambda tf: tf.linalg.tensor_diag(_bf(tf, _V4)), "Diag[T=DT_BFLOAT16]"),
     no_kernel_case(lambda tf: tf.linalg.tensor_diag_part(_bf(tf, _M34)), "DiagPart[T=DT_BFLOAT16]"),

@@ -1475,6 +1475,12 @@ ERRORS += [
         lambda tf: tf.truncatediv(tf.constant([2j], tf.complex64), tf.constant([1j], tf.complex64)),
         "TruncateDiv[T=DT_COMPLEX64]",
     ),
+    no_kernel_case(
+        lambda tf: tf.round(tf.constant([1.5 + 2j], tf.complex64)), "Round[T=DT_COMPLEX64]"
+    ),
+    no_kernel_case(
+        lambda tf: tf.math.round(tf.constant([0.5j], tf.complex64)), "Round[T=DT_COMPLEX64]"
+    ),
 ]
 
 # Integer tensors where TF's op def has no such type, or TF's Python cannot make a constant.
@@ -1517,6 +1523,48 @@ ERRORS += [
         lambda tf: tf.math.angle([True]),
         "TypeError",
         r"Cannot convert 0 to EagerTensor of dtype bool",
+    ),
+    *(
+        (
+            lambda tf, dt=dt: tf.math.erfcinv(tf.cast([1, 0], dt)),
+            "TypeError",
+            rf"Cannot convert 0.5 to EagerTensor of dtype {dt}",
+        )
+        for dt in ("int8", "int32", "uint16", "bool")
+    ),
+    (
+        lambda tf: tf.math.reciprocal_no_nan([True, False]),
+        "TypeError",
+        r"Cannot convert 1 to EagerTensor of dtype bool",
+    ),
+]
+
+# Complex and bool tensors where TF's composite fails in a comparison or a sum of squares.
+_ORDERED = "float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, uint64"
+ERRORS += [
+    (
+        lambda tf: tf.math.is_non_decreasing(tf.constant([1 + 2j, 2], tf.complex64)),
+        IAE,
+        rf"Value for attr 'T' of complex64 is not in the list of allowed values: {_ORDERED}",
+    ),
+    (
+        lambda tf: tf.math.is_strictly_increasing(tf.constant([1j, 2], tf.complex64)),
+        IAE,
+        rf"Value for attr 'T' of complex64 is not in the list of allowed values: {_ORDERED}",
+    ),
+    *(
+        (
+            lambda tf, f=f: f(tf)([[True, False]]),
+            IAE,
+            r"Value for attr 'T' of bool is not in the list of allowed values: bfloat16, half, "
+            r"float, double, int8, int16, int32, int64, uint8, uint16, uint32, uint64, complex64, "
+            r"complex128",
+        )
+        for f in (
+            lambda tf: tf.math.l2_normalize,
+            lambda tf: tf.nn.l2_normalize,
+            lambda tf: tf.linalg.l2_normalize,
+        )
     ),
 ]
 

@@ -175,6 +175,18 @@ CASES = [
         x64=True,
     ),
     Case("nn.scale_regularization_loss", lambda dt, shape: ((arr(dt, shape),), {}), diff=(0,)),
+    # TF divides the sum by the replica count: an integer sum becomes float (truediv).
+    Case(
+        "nn.scale_regularization_loss",
+        lambda dt, shape: ((arr(dt, shape, 0, 9),), {}),
+        dtypes=("int8", "uint16"),
+    ),
+    Case(
+        "nn.scale_regularization_loss",
+        lambda dt, shape: ((arr(dt, shape, 0, 9),), {}),
+        dtypes=("int32",),
+        x64=True,
+    ),
     Case(
         "nn.log_poisson_loss",
         lambda dt, shape: ((arr(dt, shape, 0, 4, seed=1), arr(dt, shape)), {}),

@@ -139,8 +139,12 @@ NO_CPU_KERNEL = {
         _HALF,
     ),
     "Reciprocal": "int8, int16, int32, int64",
+    "Round": "complex64, complex128",
     "TruncateDiv": "complex64, complex128",
+    "Range": "int8, int16, uint16, uint32, uint64",
 }
+# The type attribute NO_CPU_KERNEL's ops print in the node (``T`` unless named here).
+TYPE_ATTR = {"Range": "Tidx"}
 _KIND_NAMES = {
     "f": "bfloat16, half, float, double",
     "c": "complex64, complex128",
@@ -350,7 +354,7 @@ def no_kernel(op_name: str, dt, attrs: str = "") -> NotFoundError:
         None,
         None,
         f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
-        f"[T=DT_{tf_type_name(dt).upper()}{attrs}] [Op:{op_name}]",
+        f"[{TYPE_ATTR.get(op_name, 'T')}=DT_{tf_type_name(dt).upper()}{attrs}] [Op:{op_name}]",
     )
 
 

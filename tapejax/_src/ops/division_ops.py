@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from .. import dtypes
 from ..conversion import convert_to_tensor
@@ -222,6 +223,8 @@ def multiply_no_nan(x, y, name=None):
 def reciprocal_no_nan(x, name=None):
     """``1 / x``, or 0 where ``x`` is 0 (``tf.math.reciprocal_no_nan``); TF's DivNoNan gradient."""
     x = to_tensor(x)
+    if x._v.dtype == np.bool_:  # TF converts the numerator 1 to x's dtype first
+        raise TypeError("Cannot convert 1 to EagerTensor of dtype bool")
     require(x, FLOAT, "DivNoNan")
     return apply(_div_no_nan_bin.op, (convert_to_tensor(1, dtype=x.dtype), x))
 

@@ -24,7 +24,7 @@ from ._helpers import dtype_mismatch, require, tf_type_name, to_tensor
 from .activation_ops import _axis
 from .array_ops import reshape as _reshape
 from .division_ops import divide_no_nan
-from .math_ops import cast, multiply
+from .math_ops import cast, multiply, truediv
 from .reduction_ops import reduce_sum
 
 
@@ -243,8 +243,9 @@ _average_loss_op = Op(
 
 
 def scale_regularization_loss(regularization_loss):
-    """The sum of ``regularization_loss`` (``tf.nn.scale_regularization_loss``, one replica)."""
-    return reduce_sum(regularization_loss)
+    """The sum of ``regularization_loss`` (``tf.nn.scale_regularization_loss``, one replica),
+    divided by the replica count as TF: an integer sum becomes float (``truediv``)."""
+    return truediv(reduce_sum(regularization_loss), 1)
 
 
 def _log_poisson_fn(z, c, *, full):

@@ -90,6 +90,8 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):  # noqa:
         if axis is not None:
             axis = (axis,)
     x = to_tensor(tensor)
+    if x._v.dtype == np.bool_:  # TF's first op on it is a numeric-only Python check
+        raise TypeError("Expected numeric or variant tensor, got dtype tf.bool.")
     if is_matrix and ord == 2:
         require(x, "fc", "Svd")
     elif isinstance(ord, str) or ord == 2:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 import numpy as np
 
+from .. import dtypes
 from ..conversion import convert_to_tensor
 from ..sparse_tensor import SparseTensor
 from ..tensor import Tensor, wrap
@@ -20,6 +21,7 @@ from .math_ops import (
     _rtruediv,
     abs,
     add,
+    cast,
     floordiv,
     floormod,
     greater,
@@ -102,11 +104,30 @@ def _rmatmul(self, other):
     return matmul(a, b)
 
 
+def _is_bool_tensor(x) -> bool:
+    return isinstance(x, Tensor) and x._v.dtype == np.bool_
+
+
+def _bool_mul(x, y):
+    # TF's ``*`` with a bool tensor operand multiplies in int32 and casts back to bool
+    # (``tensor_math_operator_overrides._mul_dispatch_factory``); ``tf.multiply`` refuses.
+    return cast(multiply(cast(x, dtypes.int32), cast(y, dtypes.int32)), dtypes.bool_)
+
+
 def _mul(self, other):
     # TF's ``_mul_dispatch``: ``dense * sparse`` is a SparseTensor (SparseDenseCwiseMul).
     if type(other) is SparseTensor:
         return dense_sparse_mul(to_tensor(self), other)
+    if _is_bool_tensor(self) or _is_bool_tensor(other):
+        return _bool_mul(self, other)
     return multiply(self, other)
+
+
+def _rmul(self, other):
+    if _is_bool_tensor(self):
+        # TF's reflected operators convert the left operand to the tensor's dtype first.
+        return _bool_mul(convert_to_tensor(other, dtype=dtypes.bool_), self)
+    return multiply.reflected(self, other)
 
 
 _and, _rand = _logical_or_bitwise(logical_and, bitwise_and)
@@ -119,7 +140,7 @@ OPERATORS = {
     "__sub__": subtract,
     "__rsub__": subtract.reflected,
     "__mul__": _mul,
-    "__rmul__": multiply.reflected,
+    "__rmul__": _rmul,
     "__truediv__": truediv,
     "__rtruediv__": _rtruediv,
     "__floordiv__": floordiv,

@@ -257,6 +257,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
             raise ValueError("Cannot specify both 'dim' and 'axis'.")
         axis = dim
     x = to_tensor(x)
+    require(x, "fiuc", "Square")  # TF's sum of squares fails first for bool
     if not (x.dtype.is_floating or x.dtype.is_complex):
         raise TypeError(f"Cannot convert {epsilon!r} to EagerTensor of dtype {x.dtype.name}")
     ax = normalize_axis(axis, x._v.ndim, "Sum")

@@ -106,6 +106,7 @@ def _monotonic(x, strict: bool):
     x = to_tensor(x)
     if not x.dtype.is_numeric:
         raise TypeError(f"Expected x to be numeric, instead found: {x}")
+    require(x, "fiu", "Greater" if strict else "GreaterEqual")  # TF compares neighbours
     flat = wrap(x._value.reshape(-1))
     return apply(_monotonic_op, (flat,), (("strict", strict),))
 

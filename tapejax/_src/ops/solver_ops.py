@@ -335,6 +335,8 @@ def expm(input, name=None):  # noqa: A002 - TF's name
     scaling and squaring, as TF, here JAX's implementation)."""
     x = to_tensor(input)
     dt = x._v.dtype
+    if dt.kind in "ub":  # TF's scaling step takes abs(x) before its dtype check
+        require(x, "fi", "Abs")
     if dt.kind not in "fc":
         raise ValueError(
             f"tf.linalg.expm does not support matrices of type <dtype: '{tf_type_name(dt)}'>"

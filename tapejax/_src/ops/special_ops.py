@@ -23,7 +23,15 @@ from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from . import special_kernels
-from ._helpers import NO_CPU_KERNEL, TF_ALLOWED, binary_operands, dtype_mismatch, require, to_tensor
+from ._helpers import (
+    NO_CPU_KERNEL,
+    TF_ALLOWED,
+    binary_operands,
+    dtype_mismatch,
+    require,
+    tf_type_name,
+    to_tensor,
+)
 from .division_ops import _safe
 from .math_ops import _F_NAMES, _FC_NAMES, FLOAT, _binary, _unary, subtract
 
@@ -79,6 +87,8 @@ _erfcinv_op = Op(
 def erfcinv(x, name=None):
     """The inverse of ``erfc`` (``tf.math.erfcinv``): ``-ndtri(x / 2) / sqrt(2)``, as TF."""
     x = to_tensor(x)
+    if x._v.dtype.kind in "iub":  # TF converts the 0.5 of x * 0.5 to x's dtype first
+        raise TypeError(f"Cannot convert 0.5 to EagerTensor of dtype {tf_type_name(x._v.dtype)}")
     require(x, "f", "Ndtri")
     return apply(_erfcinv_op, (x,))
 
