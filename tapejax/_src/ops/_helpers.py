@@ -145,6 +145,14 @@ NO_CPU_KERNEL = {
 }
 # The type attribute NO_CPU_KERNEL's ops print in the node (``T`` unless named here).
 TYPE_ATTR = {"Range": "Tidx"}
+
+
+def lacks_cpu_kernel(op_name: str, dt) -> bool:
+    """Whether TF's CPU build has no ``op_name`` kernel for ``dt`` (``NO_CPU_KERNEL``)."""
+    missing = NO_CPU_KERNEL.get(op_name)
+    return missing is not None and tf_type_name(dt) in missing.split(", ")
+
+
 _KIND_NAMES = {
     "f": "bfloat16, half, float, double",
     "c": "complex64, complex128",
@@ -171,13 +179,12 @@ def accepted_dtypes(kinds: str, op_name: str) -> frozenset:
     found = _accepted.get(key)
     if found is None:
         tf_names = TF_ALLOWED.get(op_name)
-        missing = NO_CPU_KERNEL.get(op_name, "").split(", ")
         found = frozenset(
             d._np
             for d in dtypes._ALL
             if dtype_kind(d._np) in kinds
             and (tf_names is None or tf_type_name(d._np) in tf_names.split(", "))
-            and tf_type_name(d._np) not in missing
+            and not lacks_cpu_kernel(op_name, d._np)
         )
         _accepted[key] = found
     return found
@@ -364,7 +371,7 @@ def require(x: Tensor, kinds: str, op_name: str, attrs: str = "") -> None:
     dt = x._v.dtype
     if dt in accepted_dtypes(kinds, op_name):
         return
-    if tf_type_name(dt) in NO_CPU_KERNEL.get(op_name, "").split(", "):
+    if lacks_cpu_kernel(op_name, dt):
         raise no_kernel(op_name, dt, attrs)
     if kinds == "b":
         # Bool-only ops have no type attribute in TF: the error is a plain dtype mismatch.

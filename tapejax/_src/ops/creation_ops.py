@@ -19,7 +19,7 @@ from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ..lazy import trace_state_clean
 from ..tensor import Tensor, wrap
-from ._helpers import NO_CPU_KERNEL, axis_ints, no_kernel, require, tf_type_name, to_tensor
+from ._helpers import axis_ints, lacks_cpu_kernel, no_kernel, require, tf_type_name, to_tensor
 from .array_ops import _check_dims, _dims, _host, _ints
 
 # TF's Fill takes a vector of dimensions, or (legacy) a scalar one.
@@ -95,7 +95,7 @@ def _check_range_dtype(npd) -> None:
             "Value for attr 'Tidx' of uint8 is not in the list of allowed values: bfloat16, "
             "half, float, double, int8, int16, int32, int64, uint16, uint32, uint64 [Op:Range]",
         )
-    if tf_type_name(npd) in NO_CPU_KERNEL["Range"].split(", "):
+    if lacks_cpu_kernel("Range", npd):
         raise no_kernel("Range", npd)
 
 
