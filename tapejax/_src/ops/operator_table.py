@@ -104,8 +104,11 @@ def _rmatmul(self, other):
     return matmul(a, b)
 
 
+_BOOL = np.dtype(np.bool_)  # NumPy's builtin dtypes are singletons: ``is`` compares
+
+
 def _is_bool_tensor(x) -> bool:
-    return isinstance(x, Tensor) and x._v.dtype == np.bool_
+    return type(x) is Tensor and x._v.dtype is _BOOL
 
 
 def _bool_mul(x, y):
