@@ -21,8 +21,8 @@ import numpy as np
 
 from ..conversion import canonical_np_dtype
 from ..dispatch import Op, apply
-from ..errors import InvalidArgumentError, NotFoundError
-from ._helpers import axis_ints, tf_type_name, to_tensor
+from ..errors import InvalidArgumentError
+from ._helpers import axis_ints, no_kernel, node_attrs, tf_type_name, to_tensor
 
 __all__ = ["isotonic_regression"]
 
@@ -128,12 +128,7 @@ def _output_dtype(dt: np.dtype) -> np.dtype:
         )
     out = dt if name == "bfloat16" else np.dtype(_OUTPUT.get(dt.name, np.float64))
     if dt.kind == "u":  # TF's op takes them; its CPU build has no kernel
-        raise NotFoundError(
-            None,
-            None,
-            f"Could not find device for node: {{{{node {_OP}}}}} = {_OP}[T=DT_{name.upper()}, "
-            f"output_dtype=DT_{tf_type_name(out).upper()}] [Op:{_OP}]",
-        )
+        raise no_kernel(_OP, dt, node_attrs(output_dtype=f"DT_{tf_type_name(out).upper()}"))
     return canonical_np_dtype(out)
 
 

@@ -17,9 +17,9 @@ import numpy as np
 
 from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
-from ..errors import InvalidArgumentError, NotFoundError
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor
-from ._helpers import dtype_kind, dtype_mismatch, tf_type_name, to_tensor
+from ._helpers import dtype_kind, dtype_mismatch, no_kernel, tf_type_name, to_tensor
 from .array_ops import _dims, _host, _ints, gather, reshape
 
 __all__ = [
@@ -279,12 +279,7 @@ def _tensor_scatter(kind: str, op_name: str):
             upd = convert_to_tensor(updates, dtype=t.dtype)
         kinds = {"update": "fcibu", "add": "fciu", "sub": "fciu"}.get(kind, "fiu")
         if dtype_kind(t._v.dtype) not in kinds:
-            raise NotFoundError(
-                None,
-                None,
-                f"Could not find device for node: {{{{node {op_name}}}}} = {op_name}"
-                f"[T=DT_{tf_type_name(t._v.dtype).upper()}] [Op:{op_name}]",
-            )
+            raise no_kernel(op_name, t._v.dtype)
         shape = t._v.shape
         if ind._v.shape[-1:] and ind._v.shape[-1] > len(shape):
             raise InvalidArgumentError(
