@@ -110,6 +110,29 @@ def test_dynamic_stitch_values_and_gradients_are_tfs():
         np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
+def _stitch_of_tensors(fw):
+    rows = fw.constant([[0, 1], [3, 2]])
+    data = fw.constant([[5.0, 6.0], [7.0, 8.0]])
+    return [
+        fw.dynamic_stitch(rows, data),  # each Tensor is the list of its rows, as in TF
+        fw.dynamic_stitch(fw.Variable(rows), [data[0], data[1]]),
+    ]
+
+
+def test_dynamic_stitch_takes_tensors_for_its_lists_as_tf():
+    for got, want in zip(_stitch_of_tensors(tapejax), _stitch_of_tensors(tensorflow), strict=True):
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_dynamic_stitch_of_int64_indices_raises_tfs_error(x64):
+    for fw in (tensorflow, tapejax):
+        with pytest.raises(
+            fw.errors.InvalidArgumentError,
+            match=r"input #0\(zero-based\) was expected to be a int32 tensor but is a int64",
+        ):
+            fw.dynamic_stitch([fw.constant([0, 1], fw.int64)], [fw.constant([5.0, 6.0])])
+
+
 def test_concrete_indices_inside_a_function_and_traced_ones_refused():
     f = tapejax.function(
         lambda x: tapejax.dynamic_stitch(

@@ -18,6 +18,7 @@ from .. import dtypes, execution
 from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
+from ..tensor import Tensor
 from ._array_common import _dims, _host
 from ._helpers import dtype_mismatch, tf_type_name, to_tensor
 from .join_split_ops import _same_dtype
@@ -241,6 +242,11 @@ def dynamic_stitch(indices, data, name=None):
         >>> tf.dynamic_stitch([[0, 2], [1, 3]], [[1.0, 2.0], [3.0, 4.0]]).numpy()
         array([1., 3., 2., 4.], dtype=float32)
     """
+    # As TF's list arguments, a Tensor (or Variable) stands for the list of its rows.
+    if type(indices) is Tensor or getattr(indices, "_is_variable", False):
+        indices = list(indices)
+    if type(data) is Tensor or getattr(data, "_is_variable", False):
+        data = list(data)
     if len(indices) != len(data):
         raise ValueError(
             f"List argument 'data' to 'dynamic_stitch' Op with length {len(data)} must match "
@@ -250,7 +256,11 @@ def dynamic_stitch(indices, data, name=None):
         raise InvalidArgumentError(
             None, None, "Length for attr 'N' of 0 must be at least minimum 1 [Op:DynamicStitch]"
         )
-    idx = [convert_to_tensor(i, dtype=dtypes.int32) for i in indices]
+    idx = []
+    for m, i in enumerate(indices):
+        if isinstance(i, Tensor) and i.dtype != dtypes.int32:
+            raise dtype_mismatch("DynamicStitch", m, np.dtype(np.int32), i._v.dtype)
+        idx.append(convert_to_tensor(i, dtype=dtypes.int32))
     try:
         ds = _same_dtype(list(data), "DynamicStitch")
     except InvalidArgumentError:  # TF counts the indices first: data[m] is input N + m
