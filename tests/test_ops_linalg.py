@@ -1979,6 +1979,27 @@ ERRORS += [
 ]
 
 ERRORS += [
+    # No unsigned matrix products on TF's CPU.
+    no_kernel_case(
+        lambda tf: tf.matmul(
+            tf.ones([2, 3], tf.uint8), tf.ones([2, 3], tf.uint8), transpose_b=True
+        ),
+        "MatMul[T=DT_UINT8, grad_a=false, grad_b=false, transpose_a=false, transpose_b=true]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.ones([2, 3], tf.uint16) @ tf.ones([3, 2], tf.uint16),
+        "MatMul[T=DT_UINT16, grad_a=false, grad_b=false, transpose_a=false, transpose_b=false]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.linalg.matvec(tf.ones([2, 3], tf.uint32), tf.ones([3], tf.uint32)),
+        "MatMul[T=DT_UINT32, grad_a=false, grad_b=false, transpose_a=false, transpose_b=false]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.matmul(
+            tf.ones([1, 3, 2], tf.uint8), tf.ones([1, 3, 2], tf.uint8), adjoint_a=True
+        ),
+        "BatchMatMulV2[T=DT_UINT8, adj_x=true, adj_y=false, grad_x=false, grad_y=false]",
+    ),
     no_kernel_case(lambda tf: tf.linalg.tensor_diag(_bf(tf, _V4)), "Diag[T=DT_BFLOAT16]"),
     no_kernel_case(lambda tf: tf.linalg.tensor_diag_part(_bf(tf, _M34)), "DiagPart[T=DT_BFLOAT16]"),
     no_kernel_case(

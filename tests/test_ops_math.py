@@ -1481,6 +1481,28 @@ ERRORS += [
     no_kernel_case(
         lambda tf: tf.math.round(tf.constant([0.5j], tf.complex64)), "Round[T=DT_COMPLEX64]"
     ),
+    no_kernel_case(
+        lambda tf: tf.math.floordiv(
+            tf.constant([2j], tf.complex64), tf.constant([1j], tf.complex64)
+        ),
+        "FloorDiv[T=DT_COMPLEX64]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.constant([2j], tf.complex64) // tf.constant([1j], tf.complex64),
+        "FloorDiv[T=DT_COMPLEX64]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.searchsorted(
+            tf.constant([1j], tf.complex64), tf.constant([1j], tf.complex64)
+        ),
+        "LowerBound[T=DT_COMPLEX64, out_type=DT_INT32]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.searchsorted(
+            tf.constant([True]), tf.constant([False]), side="right", out_type=tf.int64
+        ),
+        "UpperBound[T=DT_BOOL, out_type=DT_INT64]",
+    ),
 ]
 
 # Integer tensors where TF's op def has no such type, or TF's Python cannot make a constant.

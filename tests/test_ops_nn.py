@@ -604,7 +604,12 @@ CASES = [
 # Ops TF registers without a gradient here: none (integer Cases have no ``diff``).
 NOT_DIFFERENTIABLE: set = set()
 # TF's kernels for these have no float64: their pure gradients are checked in float32.
-FLOAT32_ONLY = {"nn.local_response_normalization", "nn.lrn", "nn.max_pool3d"}
+FLOAT32_ONLY = {
+    "nn.local_response_normalization",
+    "nn.lrn",
+    "nn.max_pool3d",
+    "nn.avg_pool3d",
+}
 
 # Gradients TF's CPU kernels cannot compute (dilated or grouped Conv2D, 3-D dilations)
 # or give as IndexedSlices (embedding_lookup): checked numerically, and against TF by
@@ -1603,6 +1608,22 @@ ERRORS = [
             tf.ones([1, 2, 2, 3], tf.bfloat16), depth_radius=2, bias=1e-5, alpha=0.3, beta=0.75
         ),
         "LRN[T=DT_BFLOAT16, alpha=0.3, beta=0.75, bias=1e-05, depth_radius=2]",
+    ),
+    # No half 3-D pooling kernels on TF's CPU (nor double AvgPool3D): NotFoundError.
+    no_kernel_case(
+        lambda tf: tf.nn.avg_pool3d(tf.ones([1, 2, 2, 2, 1], tf.float16), [1, 2, 1], 1, "SAME"),
+        'AvgPool3D[T=DT_HALF, data_format="NDHWC", ksize=[1, 1, 2, 1, 1], padding="SAME", '
+        "strides=[1, 1, 1, 1, 1]]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.nn.max_pool3d(tf.ones([1, 2, 2, 2, 1], tf.float16), 1, [1, 2, 1], "VALID"),
+        'MaxPool3D[T=DT_HALF, data_format="NDHWC", ksize=[1, 1, 1, 1, 1], padding="VALID", '
+        "strides=[1, 1, 2, 1, 1]]",
+    ),
+    no_kernel_case(
+        lambda tf: tf.nn.pool(tf.ones([1, 2, 2, 2, 1], tf.float16), [1, 1, 1], "MAX"),
+        'MaxPool3D[T=DT_HALF, data_format="NDHWC", ksize=[1, 1, 1, 1, 1], padding="VALID", '
+        "strides=[1, 1, 1, 1, 1]]",
     ),
 ]
 

@@ -23,7 +23,16 @@ from ..conversion import canonical_np_dtype, convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import FailedPreconditionError, InvalidArgumentError
 from ..tensor import Tensor
-from ._helpers import TF_ALLOWED, accepted_dtypes, dtype_mismatch, require, to_tensor
+from ._helpers import (
+    TF_ALLOWED,
+    accepted_dtypes,
+    dtype_mismatch,
+    lacks_cpu_kernel,
+    no_kernel,
+    node_attrs,
+    require,
+    to_tensor,
+)
 from ._linalg_helpers import _diag_of, _dims, _iae, _second_operand
 from .array_ops import expand_dims, squeeze, transpose
 from .math_ops import NUMERIC
@@ -118,6 +127,13 @@ def matmul(
     op_name = "BatchMatMulV3" if out is not None else ("BatchMatMulV2" if batched else "MatMul")
     if out is None and a._v.dtype != b._v.dtype:
         raise dtype_mismatch(op_name, 1, a._v.dtype, b._v.dtype)
+    if lacks_cpu_kernel(op_name, a._v.dtype):  # TF's text prints the node's attributes
+        ta, tb = bool(transpose_a or adjoint_a), bool(transpose_b or adjoint_b)
+        if op_name == "MatMul":
+            attrs = node_attrs(grad_a=False, grad_b=False, transpose_a=ta, transpose_b=tb)
+        else:
+            attrs = node_attrs(adj_x=ta, adj_y=tb, grad_x=False, grad_y=False)
+        raise no_kernel(op_name, a._v.dtype, attrs)
     require(a, NUMERIC, op_name)
     if out is not None:  # otherwise b has a's dtype
         require(b, NUMERIC, op_name)

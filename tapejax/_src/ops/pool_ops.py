@@ -20,7 +20,7 @@ import numpy as np
 
 from ..dispatch import Op, apply
 from ..errors import UnimplementedError
-from ._helpers import TF_ALLOWED, require, to_tensor
+from ._helpers import TF_ALLOWED, lacks_cpu_kernel, no_kernel, node_attrs, require, to_tensor
 from ._window_args import (
     _CHANNELS_LAST,
     _NN,
@@ -119,11 +119,21 @@ def _pool(input, ksize, strides, padding, n, kind, data_format, explicit_ok, dil
         (kind, kernel_n), "AvgPool3D"
     )
     x = to_tensor(input)
-    require(x, "fiu" if op_name == "MaxPool" else "f", op_name)
+    missing = lacks_cpu_kernel(op_name, x._v.dtype)
+    if not missing:
+        require(x, "fiu" if op_name == "MaxPool" else "f", op_name)
     window = _sequence(ksize, n, "ksize")
     steps = _sequence(strides, n, "strides")
     pad = _padding_attr(padding, op_name, explicit_ok=explicit_ok)
     _channels_last(data_format, n, op_name, _CHANNELS_LAST[n][0])
+    if missing:  # TF's text prints the node's attributes
+        attrs = node_attrs(
+            data_format=f'"{data_format or _CHANNELS_LAST[n][0]}"',
+            ksize=window,
+            padding=f'"{padding}"',
+            strides=steps,
+        )
+        raise no_kernel(op_name, x._v.dtype, attrs)
     xs = x._v.shape
     if len(xs) != n + 2:
         if kernel_n == 3:

@@ -19,7 +19,14 @@ from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ..tensor import wrap
 from ._array_common import _host
-from ._helpers import dtype_mismatch, tf_type_name, to_tensor
+from ._helpers import (
+    dtype_mismatch,
+    lacks_cpu_kernel,
+    no_kernel,
+    node_attrs,
+    tf_type_name,
+    to_tensor,
+)
 
 # -- sort, argsort, unique ------------------------------------------------------------------
 
@@ -207,6 +214,9 @@ def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, na
             f"Value for attr 'out_type' of {tf_type_name(out_dt._np)} is not in the list of "
             f"allowed values: int32, int64 [Op:{op_name}]",
         )
+    if lacks_cpu_kernel(op_name, seq._v.dtype):
+        out_name = f"DT_{tf_type_name(out_dt._np).upper()}"
+        raise no_kernel(op_name, seq._v.dtype, node_attrs(out_type=out_name))
     ss, vs = seq._v.shape, vals._v.shape
     if int(np.prod(ss[:-1])) != int(np.prod(vs[:-1])):
         raise InvalidArgumentError(
