@@ -4,7 +4,9 @@
 re-exported here for ``tf.nn``.
 
 Derivatives are JAX's, except where TF's differ at a kink (``leaky_relu`` at 0 has
-TF's ``alpha``); integer inputs keep TF's dtypes (``relu6``) or TF's conversions
+TF's ``alpha``) or at a non-finite or rounded input: ``elu``, ``selu`` and ``softsign``
+are ``jax.custom_jvp``s carrying TF's kernels' formulas (``EluGrad``, ``SeluGrad``,
+``SoftsignGrad``). Integer inputs keep TF's dtypes (``relu6``) or TF's conversions
 (``leaky_relu``), never JAX's silent float promotion.
 """
 
@@ -47,10 +49,57 @@ relu = _activation("Relu", jax.nn.relu, "fiu")
 relu6 = _activation(
     "Relu6", lambda x: jax.nn.relu6(x) if x.dtype.kind == "f" else jnp.clip(x, 0, 6), "fiu"
 )
-elu = _activation("Elu", jax.nn.elu, "f")
-selu = _activation("Selu", jax.nn.selu, "f")
+
+
+def _exponential_unit(scale: float, scale_alpha: float):
+    """TF's ``Elu`` (scale 1, alpha 1) or ``Selu`` kernel, with its gradient kernel.
+
+    TF's forward is ``exp(x) - 1`` below 0 (not ``expm1``: ``selu(-1e-30)`` is 0), and its
+    gradient tests the *activation* ``y < 0``, so it is ``scale`` where ``y`` rounds to 0
+    and at NaN; JAX's derivative tests ``x`` and is NaN at NaN.
+    """
+
+    def forward(x):
+        negative = jnp.exp(jnp.where(x < 0, x, 0)) - 1
+        return jnp.where(x < 0, scale_alpha * negative, scale * x)
+
+    fn = jax.custom_jvp(forward)
+
+    @fn.defjvp
+    def _jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = forward(x)
+        # EluGrad / SeluGrad; differentiated again, the select is TF's EluGradGrad. The
+        # factor is selected before the product, so an inf or NaN y in the branch not
+        # taken never meets a zero cotangent (0 * inf is NaN).
+        return y, t * jnp.where(y < 0, y + scale_alpha, scale)
+
+    return fn
+
+
+# TF's Selu kernel's constants, as it writes them (scale and scale * alpha).
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_SCALE_ALPHA = 1.7580993408473768599402175208123
+
+elu = _activation("Elu", _exponential_unit(1.0, 1.0), "f")
+selu = _activation("Selu", _exponential_unit(_SELU_SCALE, _SELU_SCALE_ALPHA), "f")
 softplus = _activation("Softplus", jax.nn.softplus, "f")
-softsign = _activation("Softsign", jax.nn.soft_sign, "f")
+
+
+@jax.custom_jvp
+def _softsign(x):
+    return x / (jnp.abs(x) + 1)
+
+
+@_softsign.defjvp
+def _softsign_jvp(primals, tangents):
+    # TF's SoftsignGrad, g / (1 + |x|)**2: 0 at +-inf (JAX's quotient rule: NaN) and no
+    # cancellation at large |x|.
+    (x,), (t,) = primals, tangents
+    return _softsign(x), t / jnp.square(jnp.abs(x) + 1)
+
+
+softsign = _activation("Softsign", _softsign, "f")
 # ``tf.nn.sigmoid`` and ``tf.nn.tanh`` are ``tf.math``'s (complex included), imported above.
 
 _softmax_op = Op("Softmax", lambda x, *, axis: jax.nn.softmax(x, axis=axis))
@@ -124,6 +173,10 @@ def silu(features, beta=1.0):
     """``features * sigmoid(beta * features)`` (``tf.nn.silu``, alias ``swish``).
 
     ``beta`` is cast to ``features``' dtype and is differentiable, as in TF.
+
+    .. warning::
+        For a ``beta`` that is not a scalar, TF's gradient for ``beta`` is the scalar sum
+        of its entries' gradients; tapejax's has ``beta``'s shape.
     """
     x = to_tensor(features)
     require(x, "fc", "Sigmoid")

@@ -148,7 +148,13 @@ def isotonic_regression(inputs, decreasing=True, axis=-1):
         ``(output, segments)``: the solutions, and int32 ids, from 0 in each problem, of
         the segments on which each is constant (TF's namedtuple ``IsotonicRegression``
         when ``decreasing`` and ``axis`` is the last one, else a tuple, as TF). The
-        gradient averages the upstream gradient over each segment, as TF's.
+        gradient averages the upstream gradient over each segment, as TF's does for
+        2-D inputs.
+
+    .. warning::
+        TF's gradient is malformed for other ranks (for a 1-D input: the upstream
+        gradient unaveraged, shaped ``[n, 1]``); tapejax's has the input's shape and
+        averages each problem's segments at any rank.
 
     Example:
         >>> import tapejax as tf

@@ -132,10 +132,16 @@ def _flat2d(shape, axis):
     return (int(np.prod(rest)), shape[axis])
 
 
-_sigmoid_xent_op = Op(
-    "SigmoidCrossEntropyWithLogits",
-    lambda z, x: jnp.maximum(x, 0) - x * z + jnp.log1p(jnp.exp(-jnp.abs(x))),
-)
+def _sigmoid_xent_fn(z, x):
+    # TF's formula op by op: its selects on ``x >= 0`` make the gradient at 0 the true
+    # derivative ``sigmoid(0) - z``, where max/abs would give their subgradients.
+    positive = x >= 0
+    relu_logits = jnp.where(positive, x, jnp.zeros_like(x))
+    neg_abs_logits = jnp.where(positive, -x, x)
+    return relu_logits - x * z + jnp.log1p(jnp.exp(neg_abs_logits))
+
+
+_sigmoid_xent_op = Op("SigmoidCrossEntropyWithLogits", _sigmoid_xent_fn)
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
@@ -172,8 +178,10 @@ def l2_loss(t, name=None):
 
 _weighted_xent_op = Op(
     "WeightedCrossEntropyWithLogits",
+    # TF's formula with its ops' gradients: Abs's is sign(x) (``x * sign(x)``; jnp.abs's
+    # is 1 at 0) and Relu's is (x > 0), both 0 at 0, so the gradient at 0 is 1 - z.
     lambda z, x, q: (
-        (1 - z) * x + (1 + (q - 1) * z) * (jnp.log1p(jnp.exp(-jnp.abs(x))) + jnp.maximum(-x, 0))
+        (1 - z) * x + (1 + (q - 1) * z) * (jnp.log1p(jnp.exp(-x * jnp.sign(x))) + jax.nn.relu(-x))
     ),
 )
 
