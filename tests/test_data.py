@@ -10,6 +10,7 @@ import collections
 import contextlib
 import functools
 import inspect
+import warnings
 
 import jax
 import jax.monitoring
@@ -1856,22 +1857,95 @@ def test_iterator_classes_are_tfs_names():
     assert type(tapejax.data.Dataset.range(2).as_numpy_iterator()) is tapejax.data.NumpyIterator
 
 
-def test_keras_fit_takes_a_generator_of_a_datasets_batches():
-    """docs/compat.md: Keras's fit knows only TF's Datasets; a generator of the batches works."""
+def _keras_regression(seed=1):
     keras = tapejax.keras
-    rng = np.random.default_rng(1)
-    x = rng.normal(size=(64, 2)).astype(np.float32)
-    y = x @ np.array([[2.0], [-1.0]], np.float32)
-    ds = tapejax.data.Dataset.from_tensor_slices((x, y)).shuffle(64, seed=2).batch(16)
-    model = keras.Sequential([keras.layers.Dense(1)])
-    model.compile(loss="mse", optimizer=keras.optimizers.SGD(0.1))
-    with pytest.raises(ValueError, match="Unrecognized data type"):
-        model.fit(ds, epochs=1, verbose=0)
-    history = model.fit(
-        (b for b in ds.repeat().as_numpy_iterator()),
-        steps_per_epoch=len(ds),
-        epochs=10,
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(40, 2)).astype(np.float32)
+    y = (x @ np.array([[2.0], [-1.0]], np.float32) > 0).astype(np.float32)
+    keras.utils.set_random_seed(seed)
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer=keras.optimizers.SGD(0.1), metrics=["mae"])
+    return model, x, y
+
+
+def test_keras_fit_evaluate_predict_take_a_dataset_as_arrays():
+    """A Dataset of batches trains, validates, evaluates and predicts as the same arrays
+    batched by Keras (unshuffled): each epoch iterates it afresh, its cardinality is the
+    number of steps, and its element may carry sample weights."""
+    trained = []
+    for as_dataset in (True, False):
+        model, x, y = _keras_regression()
+        w = np.linspace(0.5, 1.5, 40).astype(np.float32)
+        ds = tapejax.data.Dataset.from_tensor_slices((x, y, w)).batch(16)
+        val = tapejax.data.Dataset.from_tensor_slices((x[:8], y[:8])).batch(3)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # Keras's shuffle=True warning
+            if as_dataset:
+                history = model.fit(ds, epochs=3, verbose=0, validation_data=val)
+            else:
+                history = model.fit(
+                    x,
+                    y,
+                    sample_weight=w,
+                    batch_size=16,
+                    epochs=3,
+                    verbose=0,
+                    shuffle=False,
+                    validation_data=(x[:8], y[:8]),
+                    validation_batch_size=3,
+                )
+        evaluated = model.evaluate(
+            val if as_dataset else x[:8], None if as_dataset else y[:8], batch_size=3, verbose=0
+        )
+        features = tapejax.data.Dataset.from_tensor_slices(x).batch(7)
+        predicted = model.predict(features if as_dataset else x, batch_size=7, verbose=0)
+        trained.append(
+            (history.history, evaluated, predicted, [np.asarray(v) for v in model.weights])
+        )
+    (h1, e1, p1, w1), (h2, e2, p2, w2) = trained
+    assert set(h1) == set(h2) == {"loss", "mae", "val_loss", "val_mae"}
+    for key in h1:
+        np.testing.assert_allclose(h1[key], h2[key], rtol=1e-6)
+    np.testing.assert_allclose(e1, e2, rtol=1e-6)
+    np.testing.assert_allclose(p1, p2, rtol=1e-6)
+    for a, b in zip(w1, w2, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_keras_fit_takes_a_repeated_dataset_with_steps_and_class_weights():
+    model, x, y = _keras_regression(seed=2)
+    ds = tapejax.data.Dataset.from_tensor_slices((x, y)).batch(8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        history = model.fit(
+            ds.repeat(), steps_per_epoch=3, epochs=4, verbose=0, class_weight={0: 0.5, 1: 2.0}
+        )
+    reference, _, _ = _keras_regression(seed=2)
+    stream = np.tile(np.arange(40), 3)[: 4 * 3 * 8]  # the iterator runs on across epochs
+    reference.fit(
+        x[stream],
+        y[stream],
+        sample_weight=np.where(y[stream, 0] == 1, 2.0, 0.5).astype(np.float32),
+        batch_size=8,
+        epochs=1,  # the same 12 steps
         verbose=0,
         shuffle=False,
     )
-    assert history.history["loss"][-1] < history.history["loss"][0] / 10
+    for a, b in zip(model.weights, reference.weights, strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5)
+    assert len(history.history["loss"]) == 4
+
+
+def test_keras_fit_with_a_dataset_refuses_what_the_dataset_carries():
+    model, x, y = _keras_regression()
+    ds = tapejax.data.Dataset.from_tensor_slices((x, y)).batch(8)
+    for kwargs, name in (({"y": y}, "y"), ({"sample_weight": y[:, 0]}, "sample_weights")):
+        with pytest.raises(
+            ValueError, match=f"When providing `x` as a tf.data.Dataset, `{name}` should not"
+        ):
+            model.fit(ds, verbose=0, shuffle=False, **kwargs)
+    weighted = tapejax.data.Dataset.from_tensor_slices((x, y, y[:, 0])).batch(8)
+    with pytest.raises(ValueError, match="You cannot `class_weight` and `sample_weight`"):
+        model.fit(weighted, verbose=0, shuffle=False, class_weight={0: 1.0, 1: 2.0})
+    with pytest.warns(UserWarning, match="`shuffle=True` was passed, but will be ignored"):
+        model.fit(ds, verbose=0)

@@ -5,8 +5,9 @@ optimizer's update, compiled with ``tapejax.function`` (one XLA program per batc
 shape). Metrics, the loss tracker, callbacks (``History``, ``EarlyStopping``, ...) and
 the progress bar are Keras's own objects, updated eagerly from the step's outputs.
 Data goes through Keras's own ``EpochIterator``: NumPy arrays and Tensors, Python
-generators, ``keras.utils.PyDataset`` (and ``tf.data`` or a torch ``DataLoader`` where
-those are installed), with Keras's batching, shuffling, ``class_weight`` and
+generators, ``keras.utils.PyDataset``, ``tapejax.data.Dataset`` (an adapter of Keras's
+kind, ``_DatasetAdapter``), and ``tf.data`` or a torch ``DataLoader`` where those are
+installed, with Keras's batching, shuffling, ``class_weight`` and
 ``steps_per_epoch``; each batch reaches the step as tapejax Tensors. This module must
 never hold a copy of a model's weights.
 """
@@ -295,8 +296,9 @@ class Trainer:
     ):
         """Trains for ``epochs`` (Keras's ``fit``); returns the ``History``.
 
-        ``x`` is what Keras's ``fit`` takes: arrays or Tensors (with ``y``), a generator
-        or a ``keras.utils.PyDataset`` yielding ``(x, y)`` or ``(x, y, sample_weight)``.
+        ``x`` is what Keras's ``fit`` takes: arrays or Tensors (with ``y``), a generator,
+        a ``keras.utils.PyDataset`` or a ``tapejax.data.Dataset`` yielding ``(x, y)`` or
+        ``(x, y, sample_weight)`` batches.
         """
         self._require_compiled()
         x, y, sample_weight = _plain(x), _plain(y), _plain(sample_weight)
@@ -305,14 +307,15 @@ class Trainer:
             (x, y, sample_weight), validation_data = array_slicing.train_validation_split(
                 (x, y, sample_weight), validation_split=validation_split
             )
+        dataset = _dataset_input(x, y, sample_weight, shuffle, class_weight)
         epochs_data = EpochIterator(
-            x=x,
+            x=dataset,
             y=y,
             sample_weight=sample_weight,
             batch_size=batch_size,
             steps_per_epoch=steps_per_epoch,
-            shuffle=shuffle,
-            class_weight=class_weight,
+            shuffle=shuffle and dataset is x,
+            class_weight=class_weight if dataset is x else None,
         )
         cbks = keras.callbacks.CallbackList(
             callbacks,
@@ -598,7 +601,11 @@ def _one_pass(model, data, batch_size, steps, verbose, callbacks):
     Keras's CallbackList and a progress bar unless silent."""
     x, y, sample_weight = (_plain(d) for d in data)
     epoch = EpochIterator(
-        x=x, y=y, sample_weight=sample_weight, batch_size=batch_size, steps_per_epoch=steps
+        x=_dataset_input(x, y, sample_weight),
+        y=y,
+        sample_weight=sample_weight,
+        batch_size=batch_size,
+        steps_per_epoch=steps,
     )
     verbose = 1 if verbose == "auto" else verbose
     cbks = keras.callbacks.CallbackList(
@@ -610,6 +617,78 @@ def _one_pass(model, data, batch_size, steps, verbose, callbacks):
         steps=epoch.num_batches,
     )
     return epoch, cbks
+
+
+class _DatasetAdapter(keras.src.trainers.data_adapters.data_adapter.DataAdapter):
+    """A ``tapejax.data.Dataset`` for Keras's ``EpochIterator``, as Keras's adapter for
+    ``tf.data``: its elements are the batches (``x``, ``(x, y)`` or ``(x, y,
+    sample_weight)``), each epoch iterates it afresh, and its known cardinality is the
+    number of steps. ``class_weight`` becomes the batches' sample weights, as
+    ``tf.keras`` maps it over a dataset."""
+
+    def __init__(self, dataset, class_weight=None):
+        self._dataset = dataset
+        self._class_weight = class_weight
+
+    def _weighted(self, batch):
+        x, y, sw = data_adapter_utils.unpack_x_y_sample_weight(batch)
+        if sw is not None:
+            raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
+        if tree.is_nested(y):
+            raise ValueError("`class_weight` is only supported for Models with a single output.")
+        return x, y, data_adapter_utils.class_weight_to_sample_weights(y, self._class_weight)
+
+    def get_numpy_iterator(self):
+        for batch in self._dataset.as_numpy_iterator():
+            yield self._weighted(batch) if self._class_weight else batch
+
+    def get_jax_iterator(self):
+        return data_adapter_utils.get_jax_iterator(self.get_numpy_iterator())
+
+    def get_tf_dataset(self):
+        raise NotImplementedError("a tapejax.data.Dataset is not a tf.data.Dataset")
+
+    def get_torch_dataloader(self):
+        return data_adapter_utils.get_torch_dataloader(self.get_numpy_iterator())
+
+    @property
+    def num_batches(self):
+        n = int(self._dataset.cardinality())
+        return n if n >= 0 else None  # infinite or unknown: Keras's None
+
+    @property
+    def batch_size(self):
+        return None
+
+    @property
+    def has_partial_batch(self):
+        return None
+
+    @property
+    def partial_batch_size(self):
+        return None
+
+
+def _dataset_input(x, y, sample_weight, shuffle=False, class_weight=None):
+    """``x`` as Keras's adapter when it is a ``tapejax.data.Dataset``, with Keras's errors
+    for arguments a dataset carries itself; anything else as it is."""
+    from tapejax._src.data.dataset import Dataset
+
+    if not isinstance(x, Dataset):
+        return x
+    unsupported = keras.src.trainers.data_adapters.raise_unsupported_arg
+    if y is not None:
+        unsupported("y", "the targets", "tf.data.Dataset")
+    if sample_weight is not None:
+        unsupported("sample_weights", "the sample weights", "tf.data.Dataset")
+    if shuffle:
+        warnings.warn(
+            "`shuffle=True` was passed, but will be ignored since the data `x` was "
+            "provided as a tf.data.Dataset. The Dataset is expected to already be "
+            "shuffled (via `.shuffle(buffer_size)`).",
+            stacklevel=3,
+        )
+    return _DatasetAdapter(x, class_weight)
 
 
 def _plain(tree):
