@@ -68,7 +68,23 @@ cos = _unary("Cos", jnp.cos, FLOAT)
 tan = _unary("Tan", jnp.tan, FLOAT)
 tanh = _unary("Tanh", jnp.tanh, FLOAT)
 sqrt = _unary("Sqrt", jnp.sqrt, FLOAT)
-rsqrt = _unary("Rsqrt", jax.lax.rsqrt, FLOAT)
+
+
+@jax.custom_jvp
+def _rsqrt(x):
+    return jax.lax.rsqrt(x)
+
+
+@_rsqrt.defjvp
+def _rsqrt_jvp(primals, tangents):
+    # TF's RsqrtGrad: -0.5 y**3 from the output y, so +inf at x = -0.0 (y = -inf), where
+    # JAX's -0.5 y / x is -inf.
+    (x,), (t,) = primals, tangents
+    y = _rsqrt(x)
+    return y, t * (-0.5 * (y * y * y))
+
+
+rsqrt = _unary("Rsqrt", _rsqrt, FLOAT)
 square = _unary("Square", jnp.square, NUMERIC)
 negative = _unary("Neg", jnp.negative, NUMERIC)
 reciprocal = _unary("Reciprocal", jnp.reciprocal, FLOAT)

@@ -18,6 +18,7 @@ from .. import dtypes
 from ..conversion import canonical_np_dtype
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
+from ..registry import register_reverse_rule
 from . import tf_rules
 from ._helpers import (
     TF_ALLOWED,
@@ -79,7 +80,7 @@ reduce_mean = _reduction("Mean", _mean_fn)
 
 
 def _extreme_fn(reducer, largest: bool):
-    def fn(x, *, axis, keepdims):
+    def plain(x, axis, keepdims):
         if x.size == 0:
             # TF returns the reduction's identity (-inf, or the dtype's min, for max).
             if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16._np:
@@ -89,6 +90,27 @@ def _extreme_fn(reducer, largest: bool):
                 ident = info.min if largest else info.max
             return reducer(x, axis=axis, keepdims=keepdims, initial=ident)
         return reducer(x, axis=axis, keepdims=keepdims)
+
+    @functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2))
+    def extreme(x, axis, keepdims):
+        return plain(x, axis, keepdims)
+
+    @extreme.defjvp
+    def _jvp(axis, keepdims, primals, tangents):
+        # TF's _MinOrMaxGrad: the gradient split equally among the elements equal to the
+        # result; where none is (a NaN result), 0 / 0: NaN for every element, where JAX's
+        # rule gives 0.
+        (x,), (t,) = primals, tangents
+        chosen = (x == plain(x, axis, True)).astype(t.dtype)
+        count = jnp.sum(chosen, axis=axis, keepdims=True)
+        # TF's 0 / 0 written out: XLA folds chosen / count to 0 when nothing is chosen.
+        share = jnp.where(count == 0, jnp.nan, chosen / jnp.where(count == 0, 1, count))
+        return extreme(x, axis, keepdims), jnp.sum(share * t, axis=axis, keepdims=keepdims)
+
+    def fn(x, *, axis, keepdims):
+        if x.dtype.kind in "iu":
+            return plain(x, axis, keepdims)
+        return extreme(x, axis, keepdims)
 
     return fn
 
@@ -346,6 +368,40 @@ def _cumprod_fn(x, *, axis, exclusive, reverse):
 
 
 _cumlse_fn = _scan(jax.lax.cumlogsumexp, -np.inf)
+_SCAN_ATTRS = ("axis", "exclusive", "reverse")
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3))
+def _cumlse_reverse(x, axis, exclusive, reverse):
+    return _cumlse_fn(x, axis=axis, exclusive=exclusive, reverse=reverse)
+
+
+def _cumlse_fwd(x, axis, exclusive, reverse):
+    y = _cumlse_reverse(x, axis, exclusive, reverse)
+    return y, (x, y)
+
+
+def _cumlse_bwd(axis, exclusive, reverse, residuals, g):
+    # TF's _CumulativeLogsumexpGrad, in log space with the upstream split by sign: exact
+    # where JAX's exp(x - y) products lose it (x = 1e10), and 0 where an output is inf.
+    x, y = residuals
+    lowest = jnp.finfo(g.dtype).min
+
+    def part(log_g):
+        scan = _cumlse_reverse(log_g - y, axis, exclusive, not reverse)
+        return jnp.exp(scan + x)
+
+    positive = part(jnp.where(g > 0, jnp.log(g), lowest))
+    negative = part(jnp.where(g < 0, jnp.log(-g), lowest))
+    return (positive - negative,)
+
+
+_cumlse_reverse.defvjp(_cumlse_fwd, _cumlse_bwd)
+# Reverse mode only: TF's rule is not linear in the upstream gradient (its sign split).
+register_reverse_rule(
+    "CumulativeLogsumexp",
+    lambda static: lambda x: _cumlse_reverse(x, *(dict(static)[k] for k in _SCAN_ATTRS)),
+)
 
 
 def _cumulative(tf_name: str, fn, kinds: str):

@@ -1,0 +1,110 @@
+"""First-order tape gradients of ``tf.math`` ops at edge points (0, -0.0, +-inf, NaN, huge
+values, ties), each compared with live TensorFlow: values equal up to float32 rounding,
+NaN and inf in the same places."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapejax
+
+tensorflow = pytest.importorskip("tensorflow")
+
+INF, NAN = np.inf, np.nan
+SPECIAL = [INF, -INF, NAN, 0.0, 1e-30, -1e-30, 3e38, 1.0]
+
+
+def _gradients(fw, fn, args):
+    xs = [fw.constant(np.asarray(a, np.float32)) for a in args]
+    with fw.GradientTape() as tape:
+        for x in xs:
+            tape.watch(x)
+        y = fn(fw, *xs)
+    return [None if g is None else np.asarray(g) for g in tape.gradient(y, xs)]
+
+
+def _zeta_q(fw, x, q):
+    return fw.math.zeta(x, q)
+
+
+CASES = [
+    (
+        "bessel_i0 at 0 and overflow",
+        lambda fw, x: fw.math.bessel_i0(x),
+        [[0.0, 100.0, -100.0, 2.0]],
+    ),
+    ("bessel_i1e at nan", lambda fw, x: fw.math.bessel_i1e(x), [[NAN, 0.0, 1.0, -2.0]]),
+    ("erfcinv at 0 and 2", lambda fw, x: fw.math.erfcinv(x), [[0.0, -0.0, 2.0, 1.0, 0.5]]),
+    ("ndtri at 0 and 1", lambda fw, x: fw.math.ndtri(x), [[0.0, -0.0, 1.0, 0.5, 0.25]]),
+    ("digamma at inf", lambda fw, x: fw.math.digamma(x), [[INF, 1.0, 2.5, 1e10]]),
+    ("rsqrt at -0.0", lambda fw, x: fw.math.rsqrt(x), [[-0.0, 0.0, 1.0, 4.0]]),
+    (
+        "igamma's a at a <= 0 and x == 0",
+        lambda fw, a, x: fw.math.igamma(a, x),
+        [[0.0, -0.0, -1.0, 0.0, -1.0, INF, NAN, 2.0], [0.0, 0.0, 0.0, 2.0, 2.0, 1.0, 0.0, INF]],
+    ),
+    (
+        "igammac's a at a <= 0 and x == 0",
+        lambda fw, a, x: fw.math.igammac(a, x),
+        [[0.0, -0.0, -1.0, 0.0, -1.0, INF, NAN, 2.0], [0.0, 0.0, 0.0, 2.0, 2.0, 1.0, 0.0, INF]],
+    ),
+    (
+        "zeta's q where TF's zeta is inf or NaN",
+        _zeta_q,
+        [[1.0, -1.0, 0.0, 2.0, 3.0, 2.0, 0.5, INF], [1.0, 1.0, 3.0, 0.0, -1.0, INF, 2.0, 2.0]],
+    ),
+    (
+        "polygamma's x at inf and poles",
+        lambda fw, n, x: fw.math.polygamma(n, x),
+        [[1.0, 2.0, 1.0, 1.0, 0.0, 3.0], [INF, INF, 0.0, -1.0, 2.0, 1.0]],
+    ),
+    (
+        "cumulative_logsumexp of huge values",
+        lambda fw, x: fw.math.cumulative_logsumexp(x),
+        [[80.0, -80.0, 100.0, -100.0, 1e10, -1e10, 30.0, -30.0]],
+    ),
+    (
+        "exclusive reverse cumulative_logsumexp of huge values",
+        lambda fw, x: fw.math.cumulative_logsumexp(x, exclusive=True, reverse=True),
+        [[80.0, -80.0, 100.0, -100.0, 1e10, -1e10, 30.0, -30.0]],
+    ),
+    ("reduce_max with nan", lambda fw, x: fw.reduce_max(x), [SPECIAL]),
+    ("reduce_min with nan", lambda fw, x: fw.math.reduce_min(x), [SPECIAL]),
+    (
+        "reduce_max over an axis with nan and ties",
+        lambda fw, x: fw.reduce_max(fw.reshape(x, [2, 4]), axis=1),
+        [[INF, -INF, NAN, 0.0, 3.0, 1.0, 3.0, 3.0]],
+    ),
+    (
+        "reduce_min over axis 0 with ties",
+        lambda fw, x: fw.reduce_min(fw.reshape(x, [4, 2]), axis=0),
+        [[1.0, NAN, 1.0, 2.0, 1.0, 0.0, 5.0, 2.0]],
+    ),
+]
+
+
+@pytest.mark.parametrize("what, fn, args", CASES, ids=[c[0] for c in CASES])
+def test_gradient_is_tfs(what, fn, args):
+    want = _gradients(tensorflow, fn, args)
+    got = _gradients(tapejax, fn, args)
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert (g is None) == (w is None), what
+        if w is not None:
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-30, err_msg=what)
+
+
+def test_top_k_and_sort_nan_order_differs_from_tf():
+    """docs/compat.md: TF's TopK (and sort, made of it) compares with ``>``, so NaN's place
+    depends on where it stands in the input; tapejax sorts NaN above +inf, as JAX."""
+    x = np.float32(SPECIAL)
+    ours = tapejax.math.top_k(x, k=1)
+    theirs = tensorflow.math.top_k(x, k=1)
+    assert np.isnan(ours.values.numpy()[0]) and int(ours.indices.numpy()[0]) == 2
+    assert theirs.values.numpy()[0] == INF and int(theirs.indices.numpy()[0]) == 0
+    # Without NaN, both agree, ties by lower index first.
+    y = np.float32([1.0, INF, -INF, 3.0, 3.0, 0.0])
+    for k in (1, 6):
+        a, b = tapejax.math.top_k(y, k=k), tensorflow.math.top_k(y, k=k)
+        np.testing.assert_array_equal(a.indices.numpy(), b.indices.numpy())
