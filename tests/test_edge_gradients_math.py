@@ -108,3 +108,55 @@ def test_top_k_and_sort_nan_order_differs_from_tf():
     for k in (1, 6):
         a, b = tapejax.math.top_k(y, k=k), tensorflow.math.top_k(y, k=k)
         np.testing.assert_array_equal(a.indices.numpy(), b.indices.numpy())
+
+
+def _second_order(fw, fn, args, compiled):
+    xs = [fw.constant(np.asarray(a, np.float32)) for a in args]
+
+    def both(*xs):
+        with fw.GradientTape() as outer:
+            outer.watch(xs[-1])
+            with fw.GradientTape() as inner:
+                inner.watch(xs[-1])
+                y = fn(fw, *xs)
+            dy = inner.gradient(y, xs[-1])
+        return dy, outer.gradient(dy, xs[-1])
+
+    return [np.asarray(v) for v in (fw.function(both) if compiled else both)(*xs)]
+
+
+SECOND_ORDER = [
+    ("bessel_i0 at 0", lambda fw, x: fw.math.bessel_i0(x), [[0.0, 1.0, -2.0, 5.0]]),
+    ("bessel_i1e at 0", lambda fw, x: fw.math.bessel_i1e(x), [[0.0, 1.0, -2.0, 5.0]]),
+    ("ndtri near 0 and 1", lambda fw, x: fw.math.ndtri(x), [[1e-30, 0.5, 0.9, 1.0]]),
+    ("digamma at inf", lambda fw, x: fw.math.digamma(x), [[INF, 0.5, 3.0, 1e10]]),
+    (
+        "igamma's x beside edge a",
+        lambda fw, a, x: fw.math.igamma(a, x),
+        [[0.0, 1.0, 2.0, INF], [0.5, 0.5, 3.0, 4.0]],
+    ),
+    (
+        "zeta's q where TF's zeta is inf or NaN",
+        lambda fw, x, q: fw.math.zeta(x, q),
+        [[1.0, 0.0, 2.0, 3.0], [1.0, 3.0, 0.0, 4.0]],
+    ),
+    (
+        "cumulative_logsumexp of huge values",
+        lambda fw, x: fw.math.cumulative_logsumexp(x) * fw.constant([1.0, -2.0, 3.0, 0.5]),
+        [[1e10, -1e10, 3.0, 4.0]],
+    ),
+    (
+        "reduce_max with nan",
+        lambda fw, x: fw.reduce_max(x * x),
+        [[1.0, NAN, 3.0, 2.0]],
+    ),
+]
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "function"])
+@pytest.mark.parametrize("what, fn, args", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
+def test_second_order_and_compiled_gradients_are_tfs(what, fn, args, compiled):
+    want = _second_order(tensorflow, fn, args, compiled=False)
+    got = _second_order(tapejax, fn, args, compiled)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-30, err_msg=what)

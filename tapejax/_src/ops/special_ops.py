@@ -168,10 +168,10 @@ def _bessel_i1_jvp(primals, tangents):
 
 bessel_i1 = _unary("BesselI1", _bessel_i1, "f")
 # TF's _BesselI1eGrad: 0.5 at 0, else i0e(x) - i1e(x) (sign(x) + 1 / x): NaN at NaN,
-# where JAX's derivative selects its value at 0.
+# where JAX's derivative selects its value at 0; and, as TF, a NaN second derivative at 0.
 _bessel_i1e = _with_tf_gradient(
     jax.scipy.special.i1e,
-    lambda x, y: jnp.where(x == 0, 0.5, _bessel_i0e(x) - y * (jnp.sign(x) + 1 / _safe(x))),
+    lambda x, y: jnp.where(x == 0, 0.5, _bessel_i0e(x) - y * (jnp.sign(x) + 1 / x)),
 )
 bessel_i1e = _unary("BesselI1e", _bessel_i1e, "f")
 bessel_i0.__name__, bessel_i0e.__name__ = "bessel_i0", "bessel_i0e"
@@ -193,11 +193,14 @@ def _igamma_partials(a, x):
     """TF's _IgammaGrad: Eigen's IgammaGradA for ``a`` (0 at x == 0 and as a -> inf, -0 at
     x == inf, NaN for a <= 0, where JAX's is NaN at every edge), and the density
     ``exp(-x + (a - 1) log(x) - lgamma(a))`` for ``x``, in TF's float order."""
-    da = jnp.where(x == jnp.inf, -jnp.zeros_like(x), jax.lax.igamma_grad_a(a, x))
-    da = jnp.where(a == jnp.inf, jnp.zeros_like(x), da)
-    da = jnp.where(jnp.isnan(a) | jnp.isnan(x), jnp.nan, da)
-    da = jnp.where((x < 0) | (a <= 0), jnp.nan, da)
-    da = jnp.where(x == 0, jnp.zeros_like(x), da)
+    # TF registers no gradient for IgammaGradA (nor has JAX a rule): a constant here, so
+    # the second derivative w.r.t. x, which TF gives, does not differentiate it.
+    a0, x0 = jax.lax.stop_gradient(a), jax.lax.stop_gradient(x)
+    da = jnp.where(x0 == jnp.inf, -jnp.zeros_like(x0), jax.lax.igamma_grad_a(a0, x0))
+    da = jnp.where(a0 == jnp.inf, jnp.zeros_like(x0), da)
+    da = jnp.where(jnp.isnan(a0) | jnp.isnan(x0), jnp.nan, da)
+    da = jnp.where((x0 < 0) | (a0 <= 0), jnp.nan, da)
+    da = jnp.where(x0 == 0, jnp.zeros_like(x0), da)
     dx = jnp.exp(-x + (a - 1) * jnp.log(x) - jax.lax.lgamma(a))
     return da, dx
 
