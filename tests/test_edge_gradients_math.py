@@ -155,3 +155,20 @@ def test_second_order_and_compiled_gradients_are_tfs(what, fn, args, compiled):
     got = _second_order(tapejax, fn, args, compiled)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-30, err_msg=what)
+
+
+def test_segment_max_nan_differs_from_tf():
+    """docs/compat.md: TF's segment max folds left, so a NaN is replaced by the element
+    after it; tapejax's is NaN for the segment. Ties share the gradient in both."""
+    x = np.float32([1.0, NAN, 0.5])
+    assert tensorflow.math.segment_max(x, [0, 0, 0]).numpy()[0] == 0.5
+    assert np.isnan(tapejax.math.segment_max(x, [0, 0, 0]).numpy()[0])
+    ties = [3.0, 1.0, 3.0, 2.0, 2.0]
+
+    def fn(fw, v):
+        return fw.math.segment_max(v, [0, 0, 0, 1, 1])
+
+    for g, w in zip(
+        _gradients(tapejax, fn, [ties]), _gradients(tensorflow, fn, [ties]), strict=True
+    ):
+        np.testing.assert_array_equal(g, w)
