@@ -69,6 +69,21 @@ CASES = [
         lambda fw, x: fw.math.cumulative_logsumexp(x, exclusive=True, reverse=True),
         [[80.0, -80.0, 100.0, -100.0, 1e10, -1e10, 30.0, -30.0]],
     ),
+    (
+        "cumulative_logsumexp with inf and nan",
+        lambda fw, x: fw.math.cumulative_logsumexp(x),
+        [SPECIAL],
+    ),
+    (
+        "reverse cumulative_logsumexp with inf and nan",
+        lambda fw, x: fw.math.cumulative_logsumexp(x, reverse=True),
+        [SPECIAL],
+    ),
+    (
+        "cumulative_logsumexp's nan after a finite sum",
+        lambda fw, x: fw.math.cumulative_logsumexp(x) * fw.constant([1.0, -2.0, 3.0, 0.5, 2.0]),
+        [[1.0, NAN, 2.0, -INF, INF]],
+    ),
     ("reduce_max with nan", lambda fw, x: fw.reduce_max(x), [SPECIAL]),
     ("reduce_min with nan", lambda fw, x: fw.math.reduce_min(x), [SPECIAL]),
     (
@@ -172,3 +187,13 @@ def test_segment_max_nan_differs_from_tf():
         _gradients(tapejax, fn, [ties]), _gradients(tensorflow, fn, [ties]), strict=True
     ):
         np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_cumulative_logsumexp_values_with_nan_and_inf_are_tfs(reverse):
+    """TF's scan counts a NaN as a copy of the sum so far and turns inf + inf into NaN."""
+    for x in (SPECIAL, [1.0, NAN, 2.0, NAN, -1.0], [NAN, 1.0, INF, 3.0], [INF, INF, 1.0]):
+        x = np.float32(x)
+        want = tensorflow.math.cumulative_logsumexp(x, reverse=reverse).numpy()
+        got = tapejax.math.cumulative_logsumexp(x, reverse=reverse).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=str(x))

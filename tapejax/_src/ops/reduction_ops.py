@@ -367,7 +367,30 @@ def _cumprod_fn(x, *, axis, exclusive, reverse):
     return _plain_cumprod(x, axis=axis, exclusive=exclusive, reverse=reverse)
 
 
-_cumlse_fn = _scan(jax.lax.cumlogsumexp, -np.inf)
+def _tf_cumlogsumexp(x, axis, reverse):
+    """TF's CPU scan, which folds ``acc = log1p(exp(min - max)) + max`` left to right with
+    Eigen's min and max (``b < a ? b : a``): a NaN element compares false, so it counts as
+    a copy of the sum so far (doubling it; nothing while the sum is empty), and a NaN or
+    +inf element after a +inf makes the sum NaN (inf - inf), as does any element after a
+    NaN sum. The doubling is linear in the sum, so an associative scan of
+    ``sum -> a * sum + b`` (in logs) reproduces it."""
+    nan = jnp.isnan(x)
+    log_a = jnp.where(nan, np.log(2.0).astype(x.dtype), jnp.zeros_like(x))
+    log_b = jnp.where(nan, -jnp.inf, x)
+
+    def combine(first, second):
+        (la1, lb1), (la2, lb2) = first, second
+        return la1 + la2, jnp.logaddexp(lb1 + la2, lb2)
+
+    _, out = jax.lax.associative_scan(combine, (log_a, log_b), reverse=reverse, axis=axis)
+    infinite = (x == jnp.inf).astype(jnp.int32)
+    seen = jax.lax.cumsum(infinite, axis=axis, reverse=reverse) - infinite  # before each
+    broken = (nan | (x == jnp.inf)) & (seen > 0)
+    broken = jax.lax.cummax(broken.astype(jnp.int32), axis=axis, reverse=reverse) > 0
+    return jnp.where(broken, jnp.nan, out)
+
+
+_cumlse_fn = _scan(lambda x, axis, reverse: _tf_cumlogsumexp(x, axis, reverse), -np.inf)
 _SCAN_ATTRS = ("axis", "exclusive", "reverse")
 
 
@@ -448,5 +471,7 @@ cumulative_logsumexp = _cumulative("CumulativeLogsumexp", _cumlse_fn, "f")
 cumulative_logsumexp.__name__ = "cumulative_logsumexp"
 cumulative_logsumexp.__doc__ = """``log(cumsum(exp(x)))`` computed stably (``tf.math.cumulative_logsumexp``).
 
-    ``exclusive``: the first output is ``-inf`` (the log of an empty sum).
+    ``exclusive``: the first output is ``-inf`` (the log of an empty sum). NaN and inf as
+    TF's kernel: a NaN element doubles the sum so far, inf after inf gives NaN; the
+    gradient is TF's log-space formula.
     """
