@@ -84,6 +84,11 @@ CASES = [
         lambda fw, x: fw.math.cumulative_logsumexp(x) * fw.constant([1.0, -2.0, 3.0, 0.5, 2.0]),
         [[1.0, NAN, 2.0, -INF, INF]],
     ),
+    (
+        "floormod's y where it is infinite",
+        lambda fw, x, y: fw.math.floormod(x, y),
+        [[1.0, -1.0, 1e10, 0.5, 3.0, 7.0], [-INF, INF, -INF, INF, 2.0, -2.0]],
+    ),
     ("reduce_max with nan", lambda fw, x: fw.reduce_max(x), [SPECIAL]),
     ("reduce_min with nan", lambda fw, x: fw.math.reduce_min(x), [SPECIAL]),
     (

@@ -274,7 +274,28 @@ def _floordiv_fn(x, y):
 floordiv = _binary(
     "FloorDiv", _floordiv_fn, "fiu", differentiable=False, check=_int_divisor_check("FloorDiv")
 )
-floormod = _binary("FloorMod", jnp.remainder, "fiu", check=_int_divisor_check("FloorMod"))
+
+
+@jax.custom_jvp
+def _float_floormod(x, y):
+    return jnp.remainder(x, y)
+
+
+@_float_floormod.defjvp
+def _float_floormod_jvp(primals, tangents):
+    # TF's _FloorModGrad: (1, -floor(x / y)); JAX's y-derivative differs where its
+    # remainder adds y back in (an infinite y of the other sign: 1, where TF's is 0).
+    (x, y), (tx, ty) = primals, tangents
+    return _float_floormod(x, y), tx - ty * _floordiv_fn(x, y)
+
+
+def _floormod_fn(x, y):
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return _float_floormod(*jnp.broadcast_arrays(x, y))
+    return jnp.remainder(x, y)
+
+
+floormod = _binary("FloorMod", _floormod_fn, "fiu", check=_int_divisor_check("FloorMod"))
 mod = floormod
 maximum = _binary("Maximum", tf_rules.maximum)
 minimum = _binary("Minimum", tf_rules.minimum)
