@@ -89,6 +89,15 @@ CASES = [
         lambda fw, x, y: fw.math.floormod(x, y),
         [[1.0, -1.0, 1e10, 0.5, 3.0, 7.0], [-INF, INF, -INF, INF, 2.0, -2.0]],
     ),
+    (
+        "betainc's x at 0 and 1 with a or b 1",
+        lambda fw, a, b, x: fw.math.betainc(a, b, x),
+        [
+            [1.0, 1.0, 1.0, 0.5, 2.0, 1.0, 0.0, 2.0],
+            [1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0, 0.5],
+            [0.0, 1.0, 0.0, 1.0, 1.0, NAN, 0.5, 0.3],
+        ],
+    ),
     ("reduce_max with nan", lambda fw, x: fw.reduce_max(x), [SPECIAL]),
     ("reduce_min with nan", lambda fw, x: fw.math.reduce_min(x), [SPECIAL]),
     (
@@ -156,6 +165,11 @@ SECOND_ORDER = [
         [[1.0, 0.0, 2.0, 3.0], [1.0, 3.0, 0.0, 4.0]],
     ),
     (
+        "betainc's x at 0 and 1",
+        lambda fw, a, b, x: fw.math.betainc(a, b, x),
+        [[1.0, 2.0, 0.5, 3.0], [2.0, 1.0, 1.5, 2.0], [0.0, 1.0, 0.5, 0.25]],
+    ),
+    (
         "cumulative_logsumexp of huge values",
         lambda fw, x: fw.math.cumulative_logsumexp(x) * fw.constant([1.0, -2.0, 3.0, 0.5]),
         [[1e10, -1e10, 3.0, 4.0]],
@@ -202,3 +216,13 @@ def test_cumulative_logsumexp_values_with_nan_and_inf_are_tfs(reverse):
         want = tensorflow.math.cumulative_logsumexp(x, reverse=reverse).numpy()
         got = tapejax.math.cumulative_logsumexp(x, reverse=reverse).numpy()
         np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=str(x))
+
+
+def test_betainc_values_at_its_edges_are_tfs():
+    """TF's kernel: NaN for a <= 0 or b <= 0, then 0 at x == 0 and 1 at x == 1."""
+    a = np.float32([0.0, 1.0, 0.5, NAN, 1.0, 2.0, NAN])
+    b = np.float32([1.0, 0.0, 2.0, 1.0, NAN, 1.0, 2.0])
+    x = np.float32([0.5, 0.5, 0.0, 0.0, 1.0, 0.5, 1.0])
+    want = tensorflow.math.betainc(a, b, x).numpy()
+    got = tapejax.math.betainc(a, b, x).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -32,7 +32,7 @@ from ._helpers import (
     tf_type_name,
     to_tensor,
 )
-from .division_ops import _safe
+from .division_ops import _safe, _xlog1py, _xlogy
 from .math_ops import _F_NAMES, _FC_NAMES, FLOAT, _binary, _unary, subtract
 
 # -- trigonometric, hyperbolic and special functions ----------------------------------------
@@ -337,7 +337,30 @@ def nextafter(x1, x2, name=None):
 
 polygamma.op, zeta.op, nextafter.op = _polygamma.op, _zeta.op, _nextafter.op
 
-_betainc_op = Op("Betainc", jax.scipy.special.betainc)
+
+@jax.custom_jvp
+def _tf_betainc(a, b, x):
+    """I_x(a, b) with TF's kernel's (Eigen's) edges: NaN for a <= 0 or b <= 0 (JAX's is
+    the limit), then 0 at x == 0 and 1 at x == 1 even for a NaN a or b."""
+    a, b, x = jnp.broadcast_arrays(a, b, x)
+    value = jax.scipy.special.betainc(a, b, x)
+    value = jnp.where(x == 1, jnp.ones_like(x), value)
+    value = jnp.where(x == 0, jnp.zeros_like(x), value)
+    return jnp.where((a <= 0) | (b <= 0), jnp.nan, value)
+
+
+@_tf_betainc.defjvp
+def _tf_betainc_jvp(primals, tangents):
+    # TF's _BetaincGrad for x, in log space with TF's xlog1py and xlogy (0 for a 0 factor,
+    # even times log(0) or NaN: finite at x = 0 and 1 when a or b is 1, where JAX's
+    # derivative is NaN); none for a and b (cut from tapes by betainc()).
+    (a, b, x), (_, _, tx) = primals, tangents
+    log_beta = jax.lax.lgamma(a) + jax.lax.lgamma(b) - jax.lax.lgamma(a + b)
+    partial = jnp.exp(_xlog1py(b - 1, -x) + _xlogy(a - 1, x) - log_beta)
+    return _tf_betainc(a, b, x), tx * partial
+
+
+_betainc_op = Op("Betainc", _tf_betainc)
 
 
 def betainc(a, b, x, name=None):
