@@ -99,6 +99,12 @@ CASES = [
         ],
     ),
     ("reduce_max with nan", lambda fw, x: fw.reduce_max(x), [SPECIAL]),
+    ("norm ord=inf with nan", lambda fw, x: fw.norm(x, ord=np.inf), [[NAN, 1.0, -2.0, 3.0]]),
+    (
+        "matrix norm ord=1 with nan",
+        lambda fw, x: fw.norm(fw.reshape(x, [2, 2]), ord=1, axis=[0, 1]),
+        [[NAN, 1.0, -2.0, 3.0]],
+    ),
     ("reduce_min with nan", lambda fw, x: fw.math.reduce_min(x), [SPECIAL]),
     (
         "reduce_max over an axis with nan and ties",

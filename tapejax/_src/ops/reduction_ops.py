@@ -115,7 +115,9 @@ def _extreme_fn(reducer, largest: bool):
     return fn
 
 
-reduce_max = _reduction("Max", _extreme_fn(jnp.max, True), "fiu")
+# TF's Max with TF's gradient, for composites made of it (norm's inf and matrix norms).
+tf_max = _extreme_fn(jnp.max, True)
+reduce_max = _reduction("Max", tf_max, "fiu")
 reduce_min = _reduction("Min", _extreme_fn(jnp.min, False), "fiu")
 reduce_prod = _reduction("Prod", _same_dtype(jnp.prod))
 reduce_any = _reduction(
