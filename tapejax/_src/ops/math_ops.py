@@ -68,7 +68,23 @@ cos = _unary("Cos", jnp.cos, FLOAT)
 tan = _unary("Tan", jnp.tan, FLOAT)
 tanh = _unary("Tanh", jnp.tanh, FLOAT)
 sqrt = _unary("Sqrt", jnp.sqrt, FLOAT)
-rsqrt = _unary("Rsqrt", jax.lax.rsqrt, FLOAT)
+
+
+@jax.custom_jvp
+def _rsqrt(x):
+    return jax.lax.rsqrt(x)
+
+
+@_rsqrt.defjvp
+def _rsqrt_jvp(primals, tangents):
+    # TF's RsqrtGrad: -0.5 y**3 from the output y, so +inf at x = -0.0 (y = -inf), where
+    # JAX's -0.5 y / x is -inf.
+    (x,), (t,) = primals, tangents
+    y = _rsqrt(x)
+    return y, t * (-0.5 * (y * y * y))
+
+
+rsqrt = _unary("Rsqrt", _rsqrt, FLOAT)
 square = _unary("Square", jnp.square, NUMERIC)
 negative = _unary("Neg", jnp.negative, NUMERIC)
 reciprocal = _unary("Reciprocal", jnp.reciprocal, FLOAT)
@@ -258,7 +274,28 @@ def _floordiv_fn(x, y):
 floordiv = _binary(
     "FloorDiv", _floordiv_fn, "fiu", differentiable=False, check=_int_divisor_check("FloorDiv")
 )
-floormod = _binary("FloorMod", jnp.remainder, "fiu", check=_int_divisor_check("FloorMod"))
+
+
+@jax.custom_jvp
+def _float_floormod(x, y):
+    return jnp.remainder(x, y)
+
+
+@_float_floormod.defjvp
+def _float_floormod_jvp(primals, tangents):
+    # TF's _FloorModGrad: (1, -floor(x / y)); JAX's y-derivative differs where its
+    # remainder adds y back in (an infinite y of the other sign: 1, where TF's is 0).
+    (x, y), (tx, ty) = primals, tangents
+    return _float_floormod(x, y), tx - ty * _floordiv_fn(x, y)
+
+
+def _floormod_fn(x, y):
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        return _float_floormod(*jnp.broadcast_arrays(x, y))
+    return jnp.remainder(x, y)
+
+
+floormod = _binary("FloorMod", _floormod_fn, "fiu", check=_int_divisor_check("FloorMod"))
 mod = floormod
 maximum = _binary("Maximum", tf_rules.maximum)
 minimum = _binary("Minimum", tf_rules.minimum)

@@ -19,6 +19,7 @@ from . import tf_rules
 from ._helpers import dtype_mismatch, normalize_axis, require, to_tensor
 from ._linalg_helpers import _wide
 from .math_ops import NUMERIC, cast, divide
+from .reduction_ops import tf_max
 
 # -- norms ------------------------------------------------------------------------------------
 
@@ -35,18 +36,18 @@ def _norm_fn(x, *, ord, axis, keepdims, matrix, sqrt=jnp.sqrt):  # noqa: A002 - 
     elif ord == 2.0:  # the matrix 2-norm: the largest singular value
         moved = jnp.moveaxis(x, axis, (-2, -1))
         s = _wide(lambda m: jnp.linalg.svd(m, compute_uv=False))(moved)
-        r = jnp.max(_tf_abs(s), axis=-1, keepdims=True)[..., None]
+        r = tf_max(_tf_abs(s), axis=-1, keepdims=True)[..., None]
         r = jnp.moveaxis(r, (-2, -1), axis)
     else:
         r = _tf_abs(x)
         if ord == 1.0:
             r = jnp.sum(r, axis=None if axis is None else axis[0], keepdims=True, dtype=r.dtype)
             if matrix:
-                r = jnp.max(r, axis=axis[1], keepdims=True)
+                r = tf_max(r, axis=axis[1], keepdims=True)
         elif ord == np.inf:
             if matrix:
                 r = jnp.sum(r, axis=axis[1], keepdims=True, dtype=r.dtype)
-            r = jnp.max(r, axis=None if axis is None else axis[0], keepdims=True)
+            r = tf_max(r, axis=None if axis is None else axis[0], keepdims=True)
         else:
             r = jnp.power(jnp.sum(jnp.power(r, ord), axis=axis, keepdims=True), 1.0 / ord)
     if not keepdims:

@@ -18,6 +18,7 @@ from .. import dtypes
 from ..conversion import canonical_np_dtype
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
+from ..registry import register_reverse_rule
 from . import tf_rules
 from ._helpers import (
     TF_ALLOWED,
@@ -79,7 +80,7 @@ reduce_mean = _reduction("Mean", _mean_fn)
 
 
 def _extreme_fn(reducer, largest: bool):
-    def fn(x, *, axis, keepdims):
+    def plain(x, axis, keepdims):
         if x.size == 0:
             # TF returns the reduction's identity (-inf, or the dtype's min, for max).
             if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16._np:
@@ -90,10 +91,33 @@ def _extreme_fn(reducer, largest: bool):
             return reducer(x, axis=axis, keepdims=keepdims, initial=ident)
         return reducer(x, axis=axis, keepdims=keepdims)
 
+    @functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2))
+    def extreme(x, axis, keepdims):
+        return plain(x, axis, keepdims)
+
+    @extreme.defjvp
+    def _jvp(axis, keepdims, primals, tangents):
+        # TF's _MinOrMaxGrad: the gradient split equally among the elements equal to the
+        # result; where none is (a NaN result), 0 / 0: NaN for every element, where JAX's
+        # rule gives 0.
+        (x,), (t,) = primals, tangents
+        chosen = (x == plain(x, axis, True)).astype(t.dtype)
+        count = jnp.sum(chosen, axis=axis, keepdims=True)
+        # TF's 0 / 0 written out: XLA folds chosen / count to 0 when nothing is chosen.
+        share = jnp.where(count == 0, jnp.nan, chosen / jnp.where(count == 0, 1, count))
+        return extreme(x, axis, keepdims), jnp.sum(share * t, axis=axis, keepdims=keepdims)
+
+    def fn(x, *, axis, keepdims):
+        if x.dtype.kind in "iu":
+            return plain(x, axis, keepdims)
+        return extreme(x, axis, keepdims)
+
     return fn
 
 
-reduce_max = _reduction("Max", _extreme_fn(jnp.max, True), "fiu")
+# TF's Max with TF's gradient, for composites made of it (norm's inf and matrix norms).
+tf_max = _extreme_fn(jnp.max, True)
+reduce_max = _reduction("Max", tf_max, "fiu")
 reduce_min = _reduction("Min", _extreme_fn(jnp.min, False), "fiu")
 reduce_prod = _reduction("Prod", _same_dtype(jnp.prod))
 reduce_any = _reduction(
@@ -345,7 +369,64 @@ def _cumprod_fn(x, *, axis, exclusive, reverse):
     return _plain_cumprod(x, axis=axis, exclusive=exclusive, reverse=reverse)
 
 
-_cumlse_fn = _scan(jax.lax.cumlogsumexp, -np.inf)
+def _tf_cumlogsumexp(x, axis, reverse):
+    """TF's CPU scan, which folds ``acc = log1p(exp(min - max)) + max`` left to right with
+    Eigen's min and max (``b < a ? b : a``): a NaN element compares false, so it counts as
+    a copy of the sum so far (doubling it; nothing while the sum is empty), and a NaN or
+    +inf element after a +inf makes the sum NaN (inf - inf), as does any element after a
+    NaN sum. The doubling is linear in the sum, so an associative scan of
+    ``sum -> a * sum + b`` (in logs) reproduces it."""
+    nan = jnp.isnan(x)
+    log_a = jnp.where(nan, np.log(2.0).astype(x.dtype), jnp.zeros_like(x))
+    log_b = jnp.where(nan, -jnp.inf, x)
+
+    def combine(first, second):
+        (la1, lb1), (la2, lb2) = first, second
+        return la1 + la2, jnp.logaddexp(lb1 + la2, lb2)
+
+    _, out = jax.lax.associative_scan(combine, (log_a, log_b), reverse=reverse, axis=axis)
+    infinite = (x == jnp.inf).astype(jnp.int32)
+    seen = jax.lax.cumsum(infinite, axis=axis, reverse=reverse) - infinite  # before each
+    broken = (nan | (x == jnp.inf)) & (seen > 0)
+    broken = jax.lax.cummax(broken.astype(jnp.int32), axis=axis, reverse=reverse) > 0
+    return jnp.where(broken, jnp.nan, out)
+
+
+_cumlse_fn = _scan(lambda x, axis, reverse: _tf_cumlogsumexp(x, axis, reverse), -np.inf)
+_SCAN_ATTRS = ("axis", "exclusive", "reverse")
+
+
+@functools.partial(jax.custom_vjp, nondiff_argnums=(1, 2, 3))
+def _cumlse_reverse(x, axis, exclusive, reverse):
+    return _cumlse_fn(x, axis=axis, exclusive=exclusive, reverse=reverse)
+
+
+def _cumlse_fwd(x, axis, exclusive, reverse):
+    y = _cumlse_reverse(x, axis, exclusive, reverse)
+    return y, (x, y)
+
+
+def _cumlse_bwd(axis, exclusive, reverse, residuals, g):
+    # TF's _CumulativeLogsumexpGrad, in log space with the upstream split by sign: exact
+    # where JAX's exp(x - y) products lose it (x = 1e10), and 0 where an output is inf.
+    x, y = residuals
+    lowest = jnp.finfo(g.dtype).min
+
+    def part(log_g):
+        scan = _cumlse_reverse(log_g - y, axis, exclusive, not reverse)
+        return jnp.exp(scan + x)
+
+    positive = part(jnp.where(g > 0, jnp.log(g), lowest))
+    negative = part(jnp.where(g < 0, jnp.log(-g), lowest))
+    return (positive - negative,)
+
+
+_cumlse_reverse.defvjp(_cumlse_fwd, _cumlse_bwd)
+# Reverse mode only: TF's rule is not linear in the upstream gradient (its sign split).
+register_reverse_rule(
+    "CumulativeLogsumexp",
+    lambda static: lambda x: _cumlse_reverse(x, *(dict(static)[k] for k in _SCAN_ATTRS)),
+)
 
 
 def _cumulative(tf_name: str, fn, kinds: str):
@@ -392,5 +473,7 @@ cumulative_logsumexp = _cumulative("CumulativeLogsumexp", _cumlse_fn, "f")
 cumulative_logsumexp.__name__ = "cumulative_logsumexp"
 cumulative_logsumexp.__doc__ = """``log(cumsum(exp(x)))`` computed stably (``tf.math.cumulative_logsumexp``).
 
-    ``exclusive``: the first output is ``-inf`` (the log of an empty sum).
+    ``exclusive``: the first output is ``-inf`` (the log of an empty sum). NaN and inf as
+    TF's kernel: a NaN element doubles the sum so far, inf after inf gives NaN; the
+    gradient is TF's log-space formula.
     """

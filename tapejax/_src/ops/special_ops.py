@@ -32,7 +32,7 @@ from ._helpers import (
     tf_type_name,
     to_tensor,
 )
-from .division_ops import _safe
+from .division_ops import _safe, _xlog1py, _xlogy
 from .math_ops import _F_NAMES, _FC_NAMES, FLOAT, _binary, _unary, subtract
 
 # -- trigonometric, hyperbolic and special functions ----------------------------------------
@@ -45,6 +45,22 @@ TF_ALLOWED.update(
         **dict.fromkeys(["Erf", "Erfc", "Erfinv", "Ndtri", "Lgamma", "Digamma", "Rint"], _F_NAMES),
     }
 )
+
+
+def _with_tf_gradient(kernel, derivative):
+    """``kernel`` as a ``jax.custom_jvp`` whose derivative is TF's registered gradient
+    ``derivative(x, y)`` (``y = kernel(x)``). The derivatives call the other wrapped
+    functions, so higher orders follow TF's gradients of gradients too."""
+    fn = jax.custom_jvp(kernel)
+
+    @fn.defjvp
+    def _jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = fn(x)
+        return y, t * derivative(x, y)
+
+    return fn
+
 
 asin = _unary("Asin", jnp.arcsin, FLOAT)
 acos = _unary("Acos", jnp.arccos, FLOAT)
@@ -73,15 +89,21 @@ atanh = _unary("Atanh", jnp.arctanh, FLOAT)
 erf = _unary("Erf", jax.scipy.special.erf, "f")
 erfc = _unary("Erfc", jax.scipy.special.erfc, "f")
 erfinv = _unary("Erfinv", jax.scipy.special.erfinv, "f")
-ndtri = _unary("Ndtri", jax.scipy.special.ndtri, "f")
+# TF's _NdtriGrad computes sqrt(2 pi) exp(y**2 / 2) from the output: inf at 0 and 1, where
+# JAX's derivative guards to 0.
+_ndtri = _with_tf_gradient(
+    jax.scipy.special.ndtri, lambda x, y: np.sqrt(2 * np.pi).astype(x.dtype) * jnp.exp(y * y / 2)
+)
+ndtri = _unary("Ndtri", _ndtri, "f")
 lgamma = _unary("Lgamma", jax.lax.lgamma, "f")
-digamma = _unary("Digamma", jax.lax.digamma, "f")
+# TF's _DigammaGrad: polygamma(1, x) with TF's polygamma (0 at inf, where JAX's is NaN).
+_digamma = _with_tf_gradient(jax.lax.digamma, lambda x, y: _tf_polygamma(jnp.ones_like(x), x))
+digamma = _unary("Digamma", _digamma, "f")
 # TF's Rint gradient is None (not zero): rounding half to even, like Round.
 rint = _unary("Rint", jnp.round, "f", differentiable=False)
 
-_erfcinv_op = Op(
-    "Erfcinv", lambda x: -jax.scipy.special.ndtri(0.5 * x) * np.sqrt(0.5).astype(x.dtype)
-)
+# TF's composite, so its gradient is TF's through Ndtri's.
+_erfcinv_op = Op("Erfcinv", lambda x: -_ndtri(0.5 * x) * np.sqrt(0.5).astype(x.dtype))
 
 
 def erfcinv(x, name=None):
@@ -119,8 +141,15 @@ TF_ALLOWED.update(
 # I0 and I1 themselves are still finite.
 _i0 = special_kernels.by_precision(jax.scipy.special.i0)
 _i1 = special_kernels.by_precision(jax.scipy.special.i1)
-bessel_i0 = _unary("BesselI0", _i0, "f")
-bessel_i0e = _unary("BesselI0e", jax.scipy.special.i0e, "f")
+# TF's _BesselI0Grad: bessel_i1(x) (0 at 0, inf where I1 overflows), where JAX
+# differentiates i0e(x) exp(|x|): 1 at 0 and NaN (inf * 0) from x = 89 on.
+_bessel_i0 = _with_tf_gradient(_i0, lambda x, y: _bessel_i1(x))
+bessel_i0 = _unary("BesselI0", _bessel_i0, "f")
+# TF's _BesselI0eGrad: i1e(x) - sign(x) i0e(x), exactly 0 at large |x| as TF.
+_bessel_i0e = _with_tf_gradient(
+    jax.scipy.special.i0e, lambda x, y: _bessel_i1e(x) - jnp.sign(x) * y
+)
+bessel_i0e = _unary("BesselI0e", _bessel_i0e, "f")
 
 
 @jax.custom_jvp
@@ -133,27 +162,76 @@ def _bessel_i1_jvp(primals, tangents):
     # TF's _BesselI1Grad: i0(x) - i1(x) / x, and 1 (sic: the derivative is 0.5) at x == 0.
     (x,), (t,) = primals, tangents
     y = _bessel_i1(x)
-    d = jnp.where(x == 0, jnp.ones_like(x), _i0(x) - y / _safe(x))
+    d = jnp.where(x == 0, jnp.ones_like(x), _bessel_i0(x) - y / _safe(x))
     return y, t * d
 
 
 bessel_i1 = _unary("BesselI1", _bessel_i1, "f")
-bessel_i1e = _unary("BesselI1e", jax.scipy.special.i1e, "f")
+# TF's _BesselI1eGrad: 0.5 at 0, else i0e(x) - i1e(x) (sign(x) + 1 / x): NaN at NaN,
+# where JAX's derivative selects its value at 0; and, as TF, a NaN second derivative at 0.
+_bessel_i1e = _with_tf_gradient(
+    jax.scipy.special.i1e,
+    lambda x, y: jnp.where(x == 0, 0.5, _bessel_i0e(x) - y * (jnp.sign(x) + 1 / x)),
+)
+bessel_i1e = _unary("BesselI1e", _bessel_i1e, "f")
 bessel_i0.__name__, bessel_i0e.__name__ = "bessel_i0", "bessel_i0e"
 bessel_i1.__name__, bessel_i1e.__name__ = "bessel_i1", "bessel_i1e"
 
 
-def _broadcasting(lax_fn):
-    """A ``jax.lax`` binary function (which needs equal shapes) with TF's broadcasting."""
+def _igamma_value(a, x, upper: bool):
+    """TF's kernel (Eigen's) where JAX's differs: P(a, 0) = 0 for every a, NaN for a <= 0 or
+    x < 0 (JAX's is 1 and 0 at a == 0), and the limit a -> inf, P = 0, Q = 1 (JAX: NaN)."""
+    value = (jax.lax.igammac if upper else jax.lax.igamma)(a, x)
+    limit = (a == jnp.inf) & (x < a) if upper else a == jnp.inf
+    value = jnp.where(limit, jnp.ones_like(x) if upper else jnp.zeros_like(x), value)
+    value = jnp.where(jnp.isnan(a) | jnp.isnan(x), jnp.nan, value)
+    value = jnp.where((x < 0) | (a <= 0), jnp.nan, value)
+    return value if upper else jnp.where(x == 0, jnp.zeros_like(x), value)
 
-    def fn(a, b):
-        return lax_fn(*jnp.broadcast_arrays(a, b))
 
-    return fn
+def _igamma_partials(a, x):
+    """TF's _IgammaGrad: Eigen's IgammaGradA for ``a`` (0 at x == 0 and as a -> inf, -0 at
+    x == inf, NaN for a <= 0, where JAX's is NaN at every edge), and the density
+    ``exp(-x + (a - 1) log(x) - lgamma(a))`` for ``x``, in TF's float order."""
+    # TF registers no gradient for IgammaGradA (nor has JAX a rule): a constant here, so
+    # the second derivative w.r.t. x, which TF gives, does not differentiate it.
+    a0, x0 = jax.lax.stop_gradient(a), jax.lax.stop_gradient(x)
+    da = jnp.where(x0 == jnp.inf, -jnp.zeros_like(x0), jax.lax.igamma_grad_a(a0, x0))
+    da = jnp.where(a0 == jnp.inf, jnp.zeros_like(x0), da)
+    da = jnp.where(jnp.isnan(a0) | jnp.isnan(x0), jnp.nan, da)
+    da = jnp.where((x0 < 0) | (a0 <= 0), jnp.nan, da)
+    da = jnp.where(x0 == 0, jnp.zeros_like(x0), da)
+    dx = jnp.exp(-x + (a - 1) * jnp.log(x) - jax.lax.lgamma(a))
+    return da, dx
 
 
-_igamma = _binary("Igamma", _broadcasting(jax.lax.igamma), "f")
-_igammac = _binary("Igammac", _broadcasting(jax.lax.igammac), "f")
+@jax.custom_jvp
+def _tf_igamma(a, x):
+    return _igamma_value(*jnp.broadcast_arrays(a, x), upper=False)
+
+
+@jax.custom_jvp
+def _tf_igammac(a, x):
+    return _igamma_value(*jnp.broadcast_arrays(a, x), upper=True)
+
+
+@_tf_igamma.defjvp
+def _tf_igamma_jvp(primals, tangents):
+    (a, x), (ta, tx) = primals, tangents
+    da, dx = _igamma_partials(*jnp.broadcast_arrays(a, x))
+    return _tf_igamma(a, x), ta * da + tx * dx
+
+
+@_tf_igammac.defjvp
+def _tf_igammac_jvp(primals, tangents):
+    # TF's _IgammacGrad: minus igamma's partials.
+    (a, x), (ta, tx) = primals, tangents
+    da, dx = _igamma_partials(*jnp.broadcast_arrays(a, x))
+    return _tf_igammac(a, x), -(ta * da) - tx * dx
+
+
+_igamma = _binary("Igamma", _tf_igamma, "f")
+_igammac = _binary("Igammac", _tf_igammac, "f")
 
 
 def igamma(a, x, name=None):
@@ -167,8 +245,52 @@ def igammac(a, x, name=None):
 
 
 igamma.op, igammac.op = _igamma.op, _igammac.op
-_polygamma = _binary("Polygamma", _broadcasting(jax.lax.polygamma), "f")
-_zeta = _binary("Zeta", _broadcasting(jax.scipy.special.zeta), "f")
+
+
+@jax.custom_jvp
+def _tf_zeta(x, q):
+    """The Hurwitz zeta function as TF's kernel (Eigen's) gives it: inf at x == 1, NaN for
+    x < 1; at the poles q = 0, -1, -2, ... inf for an even x, else NaN; NaN for q < 0 and a
+    fractional x; where JAX's series is NaN for x > 1, q > 0 (x or q infinite, x huge)
+    Eigen's loop stops at its first term, q**-x."""
+    x, q = jnp.broadcast_arrays(x, q)
+    value = jax.scipy.special.zeta(x, q)
+    value = jnp.where(jnp.isnan(value) & (x > 1) & (q > 0), jnp.power(q, -x), value)
+    value = jnp.where((q <= 0) & (x != jnp.floor(x)), jnp.nan, value)
+    even = jnp.floor(x / 2) * 2 == x  # inf too: Eigen's long(x) % 2 of it is 0
+    pole = (q <= 0) & (q == jnp.floor(q))
+    value = jnp.where(pole, jnp.where(even, jnp.inf, jnp.nan), value)
+    value = jnp.where(jnp.isnan(x) | jnp.isnan(q), jnp.nan, value)
+    value = jnp.where(x < 1, jnp.nan, value)
+    return jnp.where(x == 1, jnp.inf, value)
+
+
+@_tf_zeta.defjvp
+def _tf_zeta_jvp(primals, tangents):
+    # TF's _ZetaGrad: -x zeta(x + 1, q) for q; none for x (cut from tapes by zeta()).
+    (x, q), (_, tq) = primals, tangents
+    return _tf_zeta(x, q), tq * (-x * _tf_zeta(x + 1, q))
+
+
+@jax.custom_jvp
+def _tf_polygamma(n, x):
+    """Eigen's polygamma (TF's kernel): NaN for a fractional n, digamma for n == 0, else
+    (-1)**(n + 1) n! zeta(n + 1, x) with TF's zeta (so 0 at x == inf, where JAX's is NaN)."""
+    n, x = jnp.broadcast_arrays(n, x)
+    value = jnp.power(-1, n + 1) * jnp.exp(jax.lax.lgamma(n + 1)) * _tf_zeta(n + 1, x)
+    value = jnp.where(n == 0, jax.lax.digamma(x), value)
+    return jnp.where(n != jnp.floor(n), jnp.nan, value)
+
+
+@_tf_polygamma.defjvp
+def _tf_polygamma_jvp(primals, tangents):
+    # TF's _PolygammaGrad: polygamma(n + 1, x) for x; none for n (cut from tapes).
+    (n, x), (_, tx) = primals, tangents
+    return _tf_polygamma(n, x), tx * _tf_polygamma(n + 1, x)
+
+
+_polygamma = _binary("Polygamma", _tf_polygamma, "f")
+_zeta = _binary("Zeta", _tf_zeta, "f")
 # TF's NextAfter gradient: 1 for x1, 0 for x2.
 _nextafter = _binary(
     "NextAfter",
@@ -215,7 +337,30 @@ def nextafter(x1, x2, name=None):
 
 polygamma.op, zeta.op, nextafter.op = _polygamma.op, _zeta.op, _nextafter.op
 
-_betainc_op = Op("Betainc", jax.scipy.special.betainc)
+
+@jax.custom_jvp
+def _tf_betainc(a, b, x):
+    """I_x(a, b) with TF's kernel's (Eigen's) edges: NaN for a <= 0 or b <= 0 (JAX's is
+    the limit), then 0 at x == 0 and 1 at x == 1 even for a NaN a or b."""
+    a, b, x = jnp.broadcast_arrays(a, b, x)
+    value = jax.scipy.special.betainc(a, b, x)
+    value = jnp.where(x == 1, jnp.ones_like(x), value)
+    value = jnp.where(x == 0, jnp.zeros_like(x), value)
+    return jnp.where((a <= 0) | (b <= 0), jnp.nan, value)
+
+
+@_tf_betainc.defjvp
+def _tf_betainc_jvp(primals, tangents):
+    # TF's _BetaincGrad for x, in log space with TF's xlog1py and xlogy (0 for a 0 factor,
+    # even times log(0) or NaN: finite at x = 0 and 1 when a or b is 1, where JAX's
+    # derivative is NaN); none for a and b (cut from tapes by betainc()).
+    (a, b, x), (_, _, tx) = primals, tangents
+    log_beta = jax.lax.lgamma(a) + jax.lax.lgamma(b) - jax.lax.lgamma(a + b)
+    partial = jnp.exp(_xlog1py(b - 1, -x) + _xlogy(a - 1, x) - log_beta)
+    return _tf_betainc(a, b, x), tx * partial
+
+
+_betainc_op = Op("Betainc", _tf_betainc)
 
 
 def betainc(a, b, x, name=None):
@@ -274,21 +419,6 @@ _SPECIAL_NAMES = {
     "Spence": "spence",
 }
 TF_ALLOWED.update(dict.fromkeys(_SPECIAL_NAMES, _F_NAMES))
-
-
-def _with_tf_gradient(kernel, derivative):
-    """``kernel`` as a ``jax.custom_jvp`` whose derivative is TF's registered gradient
-    ``derivative(x, y)`` (``y = kernel(x)``). The derivatives call the other wrapped
-    functions, so higher orders follow TF's gradients of gradients too."""
-    fn = jax.custom_jvp(kernel)
-
-    @fn.defjvp
-    def _jvp(primals, tangents):
-        (x,), (t,) = primals, tangents
-        y = fn(x)
-        return y, t * derivative(x, y)
-
-    return fn
 
 
 # TF's _Bessel*Grad, _DawsnGrad, _ExpintGrad, _FresnelCosGrad, _FresnelSinGrad, _SpenceGrad
