@@ -139,6 +139,58 @@ def case_second_order_through_relu_and_max(tf):
     return g, outer.gradient(g, x)
 
 
+def _second_order(tf, fn, *values):
+    """``(gradients, gradients of their sum)`` of ``fn`` at ``values``, through nested tapes."""
+    xs = [tf.constant(v) for v in values]
+    with tf.GradientTape() as outer:
+        outer.watch(xs)
+        with tf.GradientTape() as inner:
+            inner.watch(xs)
+            y = fn(*xs)
+        g = inner.gradient(y, xs)
+        total = tf.add_n([tf.reduce_sum(gi) for gi in g if gi is not None])
+    return g, outer.gradient(total, xs)
+
+
+def case_second_order_none_where_the_gradient_ignores_the_input(tf):
+    # TF's gradients of maximum, reduce_max, sort, top_k and the linear ops read the
+    # input through a comparison, an index or not at all: None a second time.
+    x, y = [1.0, -2.0, 3.0, 0.5], [2.0, -2.0, 1.0, 0.5]
+    return [
+        _second_order(tf, tf.maximum, x, y),
+        _second_order(tf, tf.minimum, x, y),
+        _second_order(tf, tf.reduce_max, x),
+        _second_order(tf, tf.sort, x),
+        _second_order(tf, lambda v: tf.math.top_k(v, 2).values, x),
+        _second_order(tf, tf.linalg.tensor_diag, x),
+        _second_order(tf, lambda v: tf.linalg.trace(tf.reshape(v, [2, 2])), x),
+        _second_order(tf, lambda v: tf.reverse(tf.transpose(tf.reshape(v, [2, 2])), [0]), x),
+        _second_order(tf, lambda v: tf.boolean_mask(v, [True, False, True, True]), x),
+        _second_order(tf, tf.math.floormod, [5.0, 3.0, -1.0, 2.5], [2.0, 2.0, 2.0, 1.0]),
+        _second_order(tf, lambda a, b: tf.matmul(a, b), [[1.0, 2.0]], [[3.0], [4.0]]),
+    ]
+
+
+def case_second_order_zeros_where_tf_connects_through_a_comparison(tf):
+    # ReluGradGrad and kin give zeros for the input, max pooling's too; abs is x * sign(x)
+    # and sign's gradient is zeros; products and tanh read it as a value.
+    x = [1.0, -2.0, 3.0, 0.5]
+    return [
+        _second_order(tf, tf.nn.relu, x),
+        _second_order(tf, tf.nn.relu6, [1.0, -2.0, 7.0, 0.5]),
+        _second_order(tf, tf.nn.leaky_relu, x),
+        _second_order(tf, tf.nn.crelu, x),
+        _second_order(tf, tf.abs, x),
+        _second_order(
+            tf, lambda v: tf.nn.max_pool2d(tf.reshape(v, [1, 2, 2, 1]), 2, 1, "VALID"), x
+        ),
+        _second_order(tf, lambda a, b: a * b, x, [2.0, 2.0, 1.0, 0.5]),
+        _second_order(tf, tf.tanh, x),
+        _second_order(tf, lambda v: tf.nn.relu(v) * v, x),
+        _second_order(tf, lambda v: tf.maximum(v, 0.0) * tf.reduce_max(v), x),
+    ]
+
+
 def case_second_order_softmax_xent(tf):
     # testSecondGrad (legacy helper in TF's test), written with two tapes.
     logits = tf.constant([[1.0, 2.0, 0.5]])

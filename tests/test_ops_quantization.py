@@ -596,10 +596,11 @@ def test_inside_function():
     assert f.experimental_get_tracing_count() == 1
 
 
-def test_second_order_and_forward_mode_differ_from_tf_as_documented():
+def test_second_order_is_tfs_and_forward_mode_differs_as_documented():
     """TF's fake-quant gradient ops are NotDifferentiable, so a nested tape and a
-    ForwardAccumulator give None in TF; tapejax's straight-through rule is a JAX custom
-    JVP: zeros for the second order, the straight-through tangent forward (docs/compat.md)."""
+    ForwardAccumulator give None in TF. tapejax's straight-through rule reads the input
+    only through its range comparisons, so a nested tape gives None too; forward mode
+    follows the rule, a JAX custom JVP: the straight-through tangent (docs/compat.md)."""
     fq = "fake_quant_with_min_max_vars"
     results = {}
     for fw in (tapejax, tensorflow):
@@ -616,6 +617,5 @@ def test_second_order_and_forward_mode_differ_from_tf_as_documented():
     for a, b in zip(g, tf_g, strict=True):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     assert tf_second == [None, None] and tf_jvp is None
-    np.testing.assert_array_equal(second[0].numpy(), [0.0, 0.0, 0.0])
-    assert second[1].numpy() == 0.0
+    assert second == [None, None]
     np.testing.assert_array_equal(jvp.numpy(), [0.0, 1.0, 1.0])

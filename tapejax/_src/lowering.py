@@ -136,7 +136,7 @@ def lower(trace, targets, sources, kind: str, spec: tuple = (), cotangents=None)
                 continue
             seen_outputs.add(p)
             needed_nodes.add(idx)
-            deps = _dependencies(op, static, args)[p[1]]
+            deps = _derivative_dependencies(op, static, args)[p[1]]
             for j, a in enumerate(args):
                 if j in deps and type(a) is Tensor and a._v.dtype in diff_dtypes:
                     stack.append(a._id)
@@ -310,6 +310,152 @@ def _dependencies(op, static, args) -> list:
         ]
         _dependency_cache[key] = deps
     return deps
+
+
+# TF's gradients of these ops' gradients give zeros for the op's input (ReluGradGrad and
+# kin return ``zeros_like(features)``; CRelu is TF's Relu of a concat), though their
+# derivatives read the input only through a comparison: a second derivative through
+# them is connected (zeros), not None.
+_CONNECTED_THROUGH_COMPARISON = frozenset(
+    {"Relu", "Relu6", "LeakyRelu", "CRelu", "MaxPoolWithArgmax"}
+)
+# Primitives whose TF counterparts have no gradient (Floor, Ceil, Round: None).
+_NO_GRADIENT_PRIMITIVES = frozenset({"floor", "ceil", "round", "stop_gradient"})
+
+
+def _derivative_dependencies(op, static, args) -> list:
+    """For each output of a derivative program recorded under a tape, the argument
+    positions it depends on as TF's gradient graph would: through the primal values each
+    node's derivative reads on a differentiable path (float values, not comparisons or
+    indices), and through the cotangents. TF then gives None where a gradient of a
+    gradient has no such path (the gradient of ``maximum``, ``sort`` or a linear op does
+    not depend on its input). Falls back to every argument a program reads."""
+    fn = op.fn
+    structure = getattr(fn, "structure", None)
+    if structure is None:
+        return _dependencies(op, static, args)
+    key = tuple(_aval(a) for a in args)
+    cache = fn.__dict__.setdefault("dependency_cache", {})
+    deps = cache.get(key)
+    if deps is None:
+        saved = _trace_counts.copy()
+        try:
+            deps = _program_dependencies(structure, args)
+        except Exception:  # noqa: BLE001 - an op the analysis cannot trace: be conservative
+            deps = _dependencies(op, static, args)
+        finally:
+            _trace_counts.clear()
+            _trace_counts.update(saved)
+        cache[key] = deps
+    return deps
+
+
+def _program_dependencies(structure, args) -> list:
+    """``_derivative_dependencies`` of one program: the cotangent of each slot depends on
+    the cotangents it is made of and on the arguments the derivatives on its way read."""
+    prog, target_slots, groups, n_consts, has_cts = structure
+    ct: dict = {}
+    for k, s in enumerate(target_slots):
+        seed = frozenset([n_consts + k]) if has_cts else frozenset()
+        ct[s] = ct.get(s, frozenset()) | seed
+    for op, static, refs, out_slots in reversed(prog):
+        outs = [ct[s] for s in out_slots if s >= 0 and s in ct]
+        if not outs:
+            continue
+        diff = [i for i, (_, s) in enumerate(refs) if s >= 0]
+        uses = _vjp_uses(op, static, [args[k] for k, _ in refs], diff)
+        base = frozenset().union(*outs)
+        none_inputs = getattr(op.fn, "none_inputs", ())
+        for i in diff:
+            if i in none_inputs:
+                continue
+            read = frozenset(refs[j][0] for j in uses[i] if type(args[refs[j][0]]) is Tensor)
+            s = refs[i][1]
+            ct[s] = ct.get(s, frozenset()) | base | read
+    return [frozenset().union(*(ct.get(s, frozenset()) for s in group)) for group in groups]
+
+
+_vjp_uses_cache: dict = {}
+
+
+def _vjp_uses(op, static, ins, diff) -> dict:
+    """For each differentiable input ``i`` of a node, the input positions whose values its
+    cotangent depends on along a differentiable path (``_walk``)."""
+    key = (op, static, tuple(_aval(a) for a in ins), tuple(diff))
+    uses = _vjp_uses_cache.get(key)
+    if uses is not None:
+        return uses
+    tensors = [j for j, a in enumerate(ins) if type(a) is Tensor]
+    if op.name in _CONNECTED_THROUGH_COMPARISON or op.runs_user_code:
+        # User code (a Keras layer's call, a custom gradient, a nested derivative) is not
+        # TF's ops one by one: which of its reads TF would connect is unknown, so all are.
+        uses = {i: frozenset(tensors) for i in diff}
+    else:
+        specs = [jax.ShapeDtypeStruct(ins[j]._v.shape, ins[j]._v.dtype) for j in tensors]
+
+        def node(xs):
+            full = list(ins)
+            for j, x in zip(tensors, xs):
+                full[j] = x
+            return _node_fn(op, static, full, diff), [full[i] for i in diff]
+
+        def forward(*xs):
+            f, primals = node(xs)
+            return f(*primals)
+
+        out = jax.eval_shape(forward, *specs)
+        ct_specs, treedef = jax.tree_util.tree_flatten(out)
+
+        def vjp(*flat):
+            f, primals = node(flat[: len(tensors)])
+            _, pullback = jax.vjp(f, *primals)
+            return pullback(jax.tree_util.tree_unflatten(treedef, flat[len(tensors) :]))
+
+        jaxpr = jax.make_jaxpr(vjp)(*specs, *ct_specs).jaxpr
+        reads = _walk(jaxpr, [frozenset([j]) for j in tensors] + [frozenset()] * len(ct_specs))
+        uses = dict(zip(diff, reads))
+    _vjp_uses_cache[key] = uses
+    return uses
+
+
+def _inexact(var) -> bool:
+    dtype = getattr(var.aval, "dtype", None)
+    return dtype is not None and jnp.issubdtype(dtype, jnp.inexact)
+
+
+def _sub_jaxpr(eqn):
+    for name in ("jaxpr", "call_jaxpr", "fun_jaxpr"):
+        sub = eqn.params.get(name)
+        if sub is not None:
+            sub = getattr(sub, "jaxpr", sub)  # a ClosedJaxpr's own
+            if len(sub.invars) == len(eqn.invars) and len(sub.outvars) == len(eqn.outvars):
+                return sub
+    return None
+
+
+def _walk(jaxpr, in_deps) -> list:
+    """Which inputs each output of ``jaxpr`` depends on through float values: an integer
+    or bool value (a comparison, an index) and a primitive TF gives no gradient end a
+    path, as they end TF's gradient graph. Nested calls and conditionals' branches are
+    walked through; loops join all their inputs."""
+    env = dict(zip(jaxpr.invars, in_deps))
+    none = frozenset()
+    for eqn in jaxpr.eqns:
+        ins = [none if isinstance(v, _Literal) else env.get(v, none) for v in eqn.invars]
+        sub = _sub_jaxpr(eqn)
+        if sub is not None:
+            outs = _walk(sub, ins)
+        elif eqn.primitive.name == "cond":  # the branches' union; the index is an integer
+            outs = [none] * len(eqn.outvars)
+            for branch in eqn.params["branches"]:
+                outs = [a | b for a, b in zip(outs, _walk(branch.jaxpr, ins[1:]))]
+        elif eqn.primitive.name in _NO_GRADIENT_PRIMITIVES:
+            outs = [none] * len(eqn.outvars)
+        else:
+            outs = [frozenset().union(*ins)] * len(eqn.outvars)
+        for o, d in zip(eqn.outvars, outs):
+            env[o] = d if _inexact(o) else none
+    return [none if isinstance(v, _Literal) else env.get(v, none) for v in jaxpr.outvars]
 
 
 def _conj(x):
@@ -642,6 +788,8 @@ def _build(kind, spec, prog, target_slots, target_avals, groups, source_avals, n
 
     program.missing = ()
     program.derivative_program = True
+    # What ``_derivative_dependencies`` reads when a tape records this program.
+    program.structure = (prog, tuple(target_slots), groups, n_consts, has_cts)
     op = Op(kind.title().replace("_", ""), program, multiple_outputs=True, runs_user_code=True)
     if not registry._registry and not any(node[0].runs_user_code for node in prog):
         # Deferred under a tape (``lazy``), the program is a node that the recording's
