@@ -1,0 +1,140 @@
+"""First-order gradients of every op tapejax shares with TF, at edge points, against live TF.
+
+Each public function of ``tf``, ``tf.math``, ``tf.nn``, ``tf.linalg``, ``tf.signal`` and
+``tf.image`` that tapejax also provides is called on float32 tensors under a
+``GradientTape`` in both libraries, with its default arguments, and the gradient (with
+TF's implicit all-ones upstream) is compared: ``None`` in the same places, the same
+shapes, the same values with NaN and infinity in the same places. The inputs are where
+hand-written gradient rules go wrong: zeros of both signs, ties, NaN and infinities, and
+values that overflow ``exp``. Calls TF rejects, or whose output is not float32, are
+skipped; a call TF accepts and tapejax does not is a difference.
+
+An op added to tapejax is swept without a new line here. ``KNOWN`` lists the differences
+kept on purpose, each a row of ``docs/compat.md``; the test fails when one goes away too,
+so that the table stays true.
+"""
+
+import inspect
+
+import numpy as np
+import pytest
+
+tf_ = pytest.importorskip("tensorflow")
+import tapejax  # noqa: E402
+
+inf, nan = np.inf, np.nan
+
+# One input for ops of one tensor; pairs for ops of two (both of shape (8,)).
+SINGLE = {
+    "edge": [-2.0, -1.0, -0.5, 0.0, -0.0, 0.5, 1.0, 2.0],
+    "ties": [1.0, 1.0, 0.0, -1.0, 1.0, 0.0, -1.0, 0.0],
+    "special": [inf, -inf, nan, 0.0, 1e-30, -1e-30, 3e38, 1.0],
+    "big": [80.0, -80.0, 100.0, -100.0, 1e10, -1e10, 30.0, -30.0],
+    "zeros": [0.0] * 8,
+}
+PAIRS = {
+    "ties2": (
+        [0.0, 1.0, 2.0, -1.0, 0.0, 3.0, -2.0, 0.0],
+        [0.0, 1.0, 3.0, 1.0, 2.0, 3.0, -2.0, -1.0],
+    ),
+    "zero2": (
+        [0.0, 0.0, 1.0, -1.0, 2.0, 0.0, -0.0, 4.0],
+        [0.0, 2.0, 0.0, 0.0, -1.0, -1.0, 0.0, 0.5],
+    ),
+}
+NAMESPACES = ("", "math", "nn", "linalg", "signal", "image")
+
+# Not swept: functions that run user code or take no tensor, ops without a gradient by
+# definition, and random ops (tapejax's streams are not TF's: docs/compat.md).
+SKIP = {
+    "case", "cond", "control_dependencies", "custom_gradient", "device", "dropout",
+    "ensure_shape", "executing_eagerly", "foldl", "foldr", "function", "get_logger",
+    "grad_pass_through", "group", "identity_n", "init_scope", "map_fn", "name_scope",
+    "numpy_function", "print", "py_function", "recompute_grad", "scan", "stop_gradient",
+    "switch_case", "tuple", "vectorized_map", "while_loop",
+    "categorical", "gamma", "normal", "poisson", "random_crop", "shuffle",
+    "stateless_random_uniform", "truncated_normal", "uniform",
+}  # fmt: skip
+
+# Deliberate differences: (op, input set, argument index) -> the docs/compat.md entry.
+_NAN_ORDER = "Values and dtypes: `top_k`, `sort`, `argsort` of an input holding NaN"
+_ISOTONIC = "tapejax.nn: `isotonic_regression`'s gradient (TF's 1-D gradient is [n, 1])"
+_SILU_BETA = "tapejax.nn: `silu`/`swish` with a `beta` tensor that is not a scalar"
+KNOWN: dict[tuple[str, str, int], str] = {
+    ("math.top_k", "special", 0): _NAN_ORDER,
+    ("nn.top_k", "special", 0): _NAN_ORDER,
+    **{("nn.isotonic_regression", label, 0): _ISOTONIC for label in SINGLE},
+    **{(f"nn.{name}", label, 1): _SILU_BETA for name in ("silu", "swish") for label in PAIRS},
+}
+
+
+def _gradient(lib, ns, name, arrays):
+    """``("ok", [gradient or None, ...])``, ``("skip",)`` when the output is not float32,
+    or ``("error", text)``."""
+    try:
+        xs = [lib.constant(np.asarray(a, np.float32)) for a in arrays]
+        fn = getattr(getattr(lib, ns) if ns else lib, name)
+        with lib.GradientTape() as tape:
+            for x in xs:
+                tape.watch(x)
+            out = fn(*xs)
+            if isinstance(out, (list, tuple)):
+                out = out[0]
+            if getattr(out, "dtype", None) != lib.float32:
+                return ("skip",)
+        grads = tape.gradient(out, xs)
+        return ("ok", [None if g is None else np.asarray(lib.convert_to_tensor(g)) for g in grads])
+    except Exception as e:  # noqa: BLE001 - any failure is an outcome to compare
+        return ("error", f"{type(e).__name__}: {str(e)[:200]}")
+
+
+def _names(ns):
+    tf_ns = getattr(tf_, ns) if ns else tf_
+    ours = getattr(tapejax, ns) if ns else tapejax
+    for name in sorted(dir(tf_ns)):
+        fn = getattr(tf_ns, name)
+        if name.startswith("_") or name in SKIP or not hasattr(ours, name):
+            continue
+        if callable(fn) and not inspect.isclass(fn) and not inspect.ismodule(fn):
+            yield name
+
+
+def _differences(ns, label, arrays):
+    found = {}
+    for name in _names(ns):
+        theirs = _gradient(tf_, ns, name, arrays)
+        if theirs[0] != "ok":
+            continue
+        key = f"{ns}.{name}" if ns else name
+        ours = _gradient(tapejax, ns, name, arrays)
+        if ours[0] != "ok":
+            found[(key, label, -1)] = f"TF computes a gradient; tapejax: {ours[1:]}"
+            continue
+        for i, (a, b) in enumerate(zip(theirs[1], ours[1])):
+            if a is None or b is None:
+                if (a is None) != (b is None):
+                    found[(key, label, i)] = f"None: TF {a is None}, tapejax {b is None}"
+            elif a.shape != b.shape:
+                found[(key, label, i)] = f"shape: TF {a.shape}, tapejax {b.shape}"
+            elif not np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True):
+                bad = ~np.isclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
+                found[(key, label, i)] = (
+                    f"values at {np.asarray(arrays[i])[bad].tolist()}: TF {a[bad].tolist()}, "
+                    f"tapejax {b[bad].tolist()}"
+                )
+    return found
+
+
+_CASES = [(label, [values]) for label, values in SINGLE.items()]
+_CASES += [(label, list(pair)) for label, pair in PAIRS.items()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ns", NAMESPACES, ids=lambda ns: ns or "tf")
+@pytest.mark.parametrize("label, arrays", _CASES, ids=[label for label, _ in _CASES])
+def test_gradients_at_edge_points_are_tfs(ns, label, arrays):
+    found = _differences(ns, label, arrays)
+    expected = {k for k in KNOWN if k[1] == label and k[0].rpartition(".")[0] == ns}
+    unexpected = {k: v for k, v in found.items() if k not in KNOWN}
+    assert not unexpected, "\n".join(f"{k}: {v}" for k, v in sorted(unexpected.items()))
+    assert expected <= set(found), f"listed in KNOWN but now equal to TF: {expected - set(found)}"
