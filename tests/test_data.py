@@ -2049,7 +2049,7 @@ SELECTIONS = [
             tf.data.Dataset.range(4)
             .map(
                 lambda x: tf.reshape(
-                    tf.py_function(lambda v: 10 // (v.numpy() - 2), [x], tf.int64), []
+                    tf.py_function(lambda v: 10 // (int(v) - 2), [x], tf.int64), []
                 )
             )
             .ignore_errors()
