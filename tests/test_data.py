@@ -820,11 +820,7 @@ def test_what_is_not_provided_does_not_exist():
         "group_by_window",
         "bucket_by_sequence_length",
         "random",
-        "counter",
-        "choose_from_datasets",
-        "sample_from_datasets",
         "rejection_resample",
-        "ignore_errors",
         "fingerprint",
     ):
         assert hasattr(tensorflow.data.Dataset, name), name
@@ -1949,3 +1945,321 @@ def test_keras_fit_with_a_dataset_refuses_what_the_dataset_carries():
         model.fit(weighted, verbose=0, shuffle=False, class_weight={0: 1.0, 1: 2.0})
     with pytest.warns(UserWarning, match="`shuffle=True` was passed, but will be ignored"):
         model.fit(ds, verbose=0)
+
+
+# -- counter, choose_from_datasets, sample_from_datasets, ignore_errors --------------------
+
+
+def _choices(tf, values):
+    return tf.data.Dataset.from_tensor_slices(tf.constant(values, tf.int64))
+
+
+def _reciprocals(tf, values):
+    """A map whose function fails (check_numerics) at the zeros of ``values``."""
+    return tf.data.Dataset.from_tensor_slices(values).map(
+        lambda x: tf.debugging.check_numerics(1.0 / x, "reciprocal")
+    )
+
+
+# (name, build(tf) -> Dataset): compared element by element (finite) or by spec and
+# cardinality (``None`` elements: infinite or random).
+SELECTIONS = [
+    ("counter", lambda tf: tf.data.Dataset.counter().take(4)),
+    ("counter_start_step", lambda tf: tf.data.Dataset.counter(3, -2).take(4)),
+    ("counter_int32", lambda tf: tf.data.Dataset.counter(5, 3, dtype=tf.int32).take(3)),
+    ("counter_float", lambda tf: tf.data.Dataset.counter(1.5, 0.25, tf.float32).take(3)),
+    ("counter_keywords", lambda tf: tf.data.Dataset.counter(start=2, step=4).batch(2).take(2)),
+    ("experimental_counter", lambda tf: tf.data.experimental.Counter(7).take(2)),
+    (
+        "choose_stops_on_empty",
+        lambda tf: tf.data.Dataset.choose_from_datasets(
+            [tf.data.Dataset.range(3), tf.data.Dataset.range(10, 12)],
+            _choices(tf, [0, 1, 1, 1, 0, 0]),
+        ),
+    ),
+    (
+        "choose_skips_empty",
+        lambda tf: tf.data.Dataset.choose_from_datasets(
+            [tf.data.Dataset.range(3), tf.data.Dataset.range(10, 12)],
+            _choices(tf, [0, 1, 1, 1, 0, 1, 0, 0]),
+            stop_on_empty_dataset=False,
+        ),
+    ),
+    (
+        "choose_relaxes_shapes",
+        lambda tf: tf.data.Dataset.choose_from_datasets(
+            [
+                tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]]),
+                tf.data.Dataset.from_tensor_slices([[5, 6, 7]]),
+            ],
+            _choices(tf, [1, 0, 0]),
+        ),
+    ),
+    (
+        "choose_tuples",
+        lambda tf: tf.data.Dataset.choose_from_datasets(
+            [
+                tf.data.Dataset.range(3).map(lambda x: (x, tf.cast(x, tf.float32))),
+                tf.data.Dataset.range(5, 9).map(lambda x: (x, tf.cast(-x, tf.float32))),
+            ],
+            tf.data.Dataset.range(6).map(lambda x: x % 2),
+        ),
+    ),
+    (
+        "sample_zero_weight_dropped",
+        lambda tf: tf.data.Dataset.sample_from_datasets(
+            [tf.data.Dataset.range(3), tf.data.Dataset.range(10, 12)], [0.0, 1.0]
+        ),
+    ),
+    (
+        "sample_all_zero_weights",
+        lambda tf: tf.data.Dataset.sample_from_datasets(
+            [tf.data.Dataset.range(3), tf.data.Dataset.range(10, 12)], [0.0, 0.0]
+        ),
+    ),
+    (
+        "sample_one_dataset",
+        lambda tf: tf.data.Dataset.sample_from_datasets([tf.data.Dataset.range(3)], seed=2),
+    ),
+    (
+        "ignore_errors_of_map",
+        lambda tf: _reciprocals(tf, [1.0, 2.0, 0.0, 4.0, 0.0]).ignore_errors(),
+    ),
+    (
+        "ignore_errors_through_maps",
+        lambda tf: (
+            _reciprocals(tf, [0.0, 2.0, 0.0, 4.0])
+            .map(lambda x: x * 2)
+            .filter(lambda x: x < 1)
+            .prefetch(2)
+            .ignore_errors(log_warning=False)
+        ),
+    ),
+    (
+        "ignore_errors_of_filter",
+        lambda tf: (
+            tf.data.Dataset.from_tensor_slices([1.0, 0.0, 2.0])
+            .filter(lambda x: tf.debugging.check_numerics(1.0 / x, "f") > 0.75)
+            .ignore_errors()
+        ),
+    ),
+    (
+        "ignore_errors_of_py_function",
+        lambda tf: (
+            tf.data.Dataset.range(4)
+            .map(
+                lambda x: tf.reshape(
+                    tf.py_function(lambda v: 10 // (int(v) - 2), [x], tf.int64), []
+                )
+            )
+            .ignore_errors()
+        ),
+    ),
+    (
+        "ignore_errors_without_errors",
+        lambda tf: tf.data.Dataset.range(4).ignore_errors().batch(3),
+    ),
+    (
+        "ignore_errors_then_repeat",
+        lambda tf: _reciprocals(tf, [0.0, 2.0]).ignore_errors().repeat(2),
+    ),
+    ("counter_infinite", None),
+    ("choose_of_infinite", None),
+    ("sample", None),
+    ("sample_of_infinite", None),
+]
+SELECTION_SPECS = {
+    "counter_infinite": lambda tf: tf.data.Dataset.counter(2, dtype=tf.int32),
+    "choose_of_infinite": lambda tf: tf.data.Dataset.choose_from_datasets(
+        [tf.data.Dataset.range(3).repeat(), tf.data.Dataset.range(2)], tf.data.Dataset.range(2)
+    ),
+    "sample": lambda tf: tf.data.Dataset.sample_from_datasets(
+        [tf.data.Dataset.range(3), tf.data.Dataset.range(2)], seed=1
+    ),
+    "sample_of_infinite": lambda tf: tf.data.Dataset.sample_from_datasets(
+        [
+            tf.data.Dataset.from_tensor_slices([[1.0]]),
+            tf.data.Dataset.from_tensors([2.0, 3.0]).repeat(),
+        ],
+        weights=tf.constant([0.5, 0.5]),
+    ),
+}
+
+
+@pytest.mark.parametrize("name, build", SELECTIONS, ids=[n for n, _ in SELECTIONS])
+def test_selection_pipeline_is_tfs(name, build):
+    if build is None:
+        check_same_dataset(SELECTION_SPECS[name], iterate=False)
+    else:
+        check_same_dataset(build)
+
+
+SELECTION_ERRORS = [
+    (
+        lambda tf: tf.data.Dataset.choose_from_datasets([], tf.data.Dataset.range(2)),
+        "ValueError",
+        r"^Invalid `datasets`. `datasets` should not be empty.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.choose_from_datasets([tf.data.Dataset.range(2)], [0]),
+        "TypeError",
+        r"^Invalid `choice_dataset`. `choice_dataset` should be a `tf.data.Dataset` but is <class 'list'>.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.choose_from_datasets(
+            [tf.data.Dataset.range(2)], tf.data.Dataset.from_tensor_slices([0, 0])
+        ),
+        "TypeError",
+        r"^Invalid `choice_dataset`. Elements of `choice_dataset` must be scalar `tf.int64` tensors but are TensorSpec\(shape=\(\), dtype=tf.int32, name=None\).$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.choose_from_datasets(
+            [tf.data.Dataset.range(2), tf.data.Dataset.from_tensors((1, 2))],
+            tf.data.Dataset.range(2),
+        ),
+        "TypeError",
+        r"^Invalid `datasets`. `datasets` must have compatible element specs.\n Dataset 0 element_spec=TensorSpec\(shape=\(\), dtype=tf.int64, name=None\).\nDataset 1 element_spec=\(TensorSpec\(shape=\(\), dtype=tf.int32, name=None\), TensorSpec\(shape=\(\), dtype=tf.int32, name=None\)\).$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.sample_from_datasets(
+            [tf.data.Dataset.range(2), tf.data.Dataset.from_tensors(1.0)]
+        ),
+        "TypeError",
+        r"^Invalid `datasets`. `datasets` must have compatible element specs.\n Dataset 0 element_spec=TensorSpec\(shape=\(\), dtype=tf.int64, name=None\).\nDataset 1 element_spec=TensorSpec\(shape=\(\), dtype=tf.float32, name=None\).$",
+    ),
+    (
+        lambda tf: list(
+            tf.data.Dataset.choose_from_datasets(
+                [tf.data.Dataset.range(2), tf.data.Dataset.range(2)], _choices(tf, [0, 2])
+            )
+        ),
+        "InvalidArgumentError",
+        r"Selector index out of range: 2 >= 2 \[Op:IteratorGetNext\]",
+    ),
+    (
+        lambda tf: list(
+            tf.data.Dataset.choose_from_datasets(
+                [tf.data.Dataset.range(2), tf.data.Dataset.range(2)], _choices(tf, [-1])
+            )
+        ),
+        "InvalidArgumentError",
+        r"Selector index out of range: -1 >= 2 \[Op:IteratorGetNext\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.sample_from_datasets([]),
+        "ValueError",
+        r"^Invalid `datasets`. `datasets` should not be empty.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.sample_from_datasets(
+            [tf.data.Dataset.range(2), tf.data.Dataset.range(2)], [0.5]
+        ),
+        "ValueError",
+        r"^Invalid `weights`. `weights` should have the same length as `datasets` but got `len\(weights\)=1` vs. `len\(datasets\)=2`.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.sample_from_datasets(
+            [tf.data.Dataset.range(2), tf.data.Dataset.range(2)], [1, 2]
+        ),
+        "TypeError",
+        r"^Invalid `weights`. `weights` type must be either `tf.float32` or `tf.float64` but is <dtype: 'int32'>.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.sample_from_datasets(
+            [tf.data.Dataset.range(2), tf.data.Dataset.range(2)], tf.constant([0.5, 0.2, 0.3])
+        ),
+        "ValueError",
+        r"^Invalid `weights`. The shape of `weights` should be compatible with `\[len\(datasets\)\]` but is \(3,\).$",
+    ),
+    (
+        lambda tf: list(_reciprocals(tf, [1.0, 0.0])),
+        "InvalidArgumentError",
+        r"reciprocal : Tensor had Inf values",
+    ),
+]
+
+
+@pytest.mark.parametrize("build, error, message", SELECTION_ERRORS)
+def test_selection_errors_are_tfs(build, error, message):
+    check_error(build, error, message)
+
+
+def _sampled(seed, weights=None, stop=False, rerandomize=None, epochs=1):
+    ds = tapejax.data.Dataset.sample_from_datasets(
+        [tapejax.data.Dataset.range(100), tapejax.data.Dataset.range(1000, 1200)],
+        weights,
+        seed=seed,
+        stop_on_empty_dataset=stop,
+        rerandomize_each_iteration=rerandomize,
+    )
+    return [[int(x) for x in ds] for _ in range(epochs)]
+
+
+def test_sample_from_datasets_is_deterministic_given_seed():
+    first, again = _sampled(3, epochs=2)
+    assert first == again == _sampled(3)[0]  # same order each epoch and each run
+    assert first != _sampled(4)[0]
+    one, two = _sampled(3, rerandomize=True, epochs=2)
+    assert one != two and sorted(one) == sorted(two)
+    # every element of each input once, each input's in its order
+    assert sorted(first) == list(range(100)) + list(range(1000, 1200))
+    assert [x for x in first if x < 1000] == list(range(100))
+
+
+def test_sample_from_datasets_draws_in_the_weights_proportions():
+    ds = tapejax.data.Dataset.sample_from_datasets(
+        [
+            tapejax.data.Dataset.from_tensors(0).repeat(),
+            tapejax.data.Dataset.from_tensors(1).repeat(),
+        ],
+        [0.2, 0.6],
+        seed=5,
+    )
+    drawn = [int(x) for x in ds.take(4000)]
+    assert abs(np.mean(drawn) - 0.75) < 0.03
+    by_dataset = tapejax.data.Dataset.sample_from_datasets(
+        [
+            tapejax.data.Dataset.from_tensors(0).repeat(),
+            tapejax.data.Dataset.from_tensors(1).repeat(),
+        ],
+        tapejax.data.Dataset.from_tensors([0.9, 0.1])
+        .repeat(3000)
+        .concatenate(tapejax.data.Dataset.from_tensors([0.0, 1.0]).repeat(10)),
+        seed=5,
+    )
+    drawn = [int(x) for x in by_dataset]
+    assert len(drawn) == 3010  # one draw per weights element, then the end
+    assert abs(np.mean(drawn[:3000]) - 0.1) < 0.03 and drawn[3000:] == [1] * 10
+
+
+def test_sample_from_datasets_stop_on_empty_dataset():
+    ended = _sampled(1, stop=True)[0]
+    # ends at the first draw of an exhausted input: one input fully output, not the other
+    first, second = [x for x in ended if x < 1000], [x for x in ended if x >= 1000]
+    assert (first == list(range(100))) != (second == list(range(1000, 1200)))
+    assert len(ended) < 300
+    assert len(_sampled(1)[0]) == 300  # goes on with the others until all are exhausted
+
+
+def test_ignore_errors_drops_only_tfs_error_statuses(caplog):
+    ds = _reciprocals(tapejax, [1.0, 0.0, 4.0])
+    with caplog.at_level("WARNING"):
+        assert [float(x) for x in ds.ignore_errors(log_warning=True)] == [1.0, 0.25]
+    assert "Error raised with error message reciprocal : Tensor had Inf values" in caplog.text
+
+    def fails_in_python(x):
+        if x.numpy() == 1:  # an eager-only function (TF could not trace it)
+            raise KeyError("not a TF error")
+        return x
+
+    failing = tapejax.data.Dataset.range(3).map(fails_in_python)
+    with pytest.raises(KeyError, match="not a TF error"):
+        list(failing.ignore_errors())  # only TF's error statuses are dropped
+
+
+def test_ignore_errors_refuses_to_drop_an_error_it_cannot_resume_after():
+    batched = _reciprocals(tapejax, [1.0, 2.0, 0.0, 4.0]).batch(2).ignore_errors()
+    it = iter(batched)
+    assert next(it).numpy().tolist() == [1.0, 0.5]
+    with pytest.raises(NotImplementedError, match="ignore_errors cannot go on after this error"):
+        next(it)

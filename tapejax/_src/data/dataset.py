@@ -21,6 +21,7 @@ from ..tensor_spec import TensorSpec
 from . import structure
 from .batching import Batching
 from .options import Options
+from .selection import Selection
 from .structure import INFINITE, UNKNOWN
 from .transforms import Transformations
 
@@ -34,7 +35,7 @@ _ITERATE_IN_FUNCTION = (
 )
 
 
-class Dataset(Transformations, Batching):
+class Dataset(Transformations, Batching, Selection):
     """A sequence of elements, each a nested structure (tuples, namedtuples, dicts) of
     Tensors, as ``tf.data.Dataset``: build one with ``from_tensor_slices``, ``range``,
     ``from_generator``..., transform it with ``map``, ``shuffle``, ``batch``..., and
@@ -73,6 +74,10 @@ class Dataset(Transformations, Batching):
         # ``from_tensor_slices``'s: ``slices(start, stop)``, the elements of that range
         # stacked (host copies), for ``batch`` to cut instead of stacking elements.
         self._slices = None
+        # ``make_tolerant() -> iterator`` yielding ``selection.Failed`` in place of an
+        # element whose production raised, for ``ignore_errors``; None where this
+        # dataset's pipeline cannot go on after an error.
+        self._make_tolerant = None
 
     # -- what a Dataset is ---------------------------------------------------------------
 

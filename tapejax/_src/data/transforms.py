@@ -118,6 +118,34 @@ def _extra_values(extra_specs):
     ]
 
 
+def _tolerant(dataset, source, run, is_filter=False):
+    """``dataset`` (``source`` mapped or filtered by ``run(element)``) made able to go on
+    after an element failed, for ``ignore_errors``: its tolerant iterator yields
+    ``selection.Failed`` for an element whose ``run`` (or whose production upstream)
+    raised an error ``ignore_errors`` drops."""
+    from .selection import Failed, swallowed, tolerant_elements
+
+    def make_tolerant():
+        for element in tolerant_elements(source):
+            if isinstance(element, Failed):
+                yield element
+                continue
+            try:
+                out = run(element)
+            except Exception as error:
+                if not swallowed(error):
+                    raise
+                yield Failed(error)
+                continue
+            if not is_filter:
+                yield out
+            elif out:
+                yield element
+
+    dataset._make_tolerant = make_tolerant
+    return dataset
+
+
 def _map_output(map_func):
     return lambda element: structure.returned(structure.call(map_func, element))
 
@@ -171,7 +199,7 @@ class Transformations:
                 for element in self._elements():
                     yield eager(element)
 
-            return self._derive(make_iterator, spec)
+            return _tolerant(self._derive(make_iterator, spec), self, eager)
 
         prefetchable = self._prefetchable and traced.pure
 
@@ -179,7 +207,12 @@ class Transformations:
             for _, out in traced.results(iter(self._elements()), eager, prefetchable):
                 yield out
 
-        return self._derive(make_compiled_iterator, spec, prefetchable=prefetchable)
+        def one(element):
+            return next(traced.results(iter((element,)), eager, False))[1]
+
+        return _tolerant(
+            self._derive(make_compiled_iterator, spec, prefetchable=prefetchable), self, one
+        )
 
     def filter(self, predicate, name=None):
         """The elements for which ``predicate(element)`` is True (a scalar bool).
@@ -205,7 +238,7 @@ class Transformations:
                     if eager(element):
                         yield element
 
-            return self._derive(make_iterator, cardinality=UNKNOWN)
+            return _tolerant(self._derive(make_iterator, cardinality=UNKNOWN), self, eager, True)
 
         prefetchable = self._prefetchable and traced.pure
 
@@ -214,7 +247,15 @@ class Transformations:
                 if keep:
                     yield element
 
-        return self._derive(make_compiled_iterator, cardinality=UNKNOWN, prefetchable=prefetchable)
+        def keeps(element):
+            return bool(next(traced.results(iter((element,)), eager, False))[1])
+
+        return _tolerant(
+            self._derive(make_compiled_iterator, cardinality=UNKNOWN, prefetchable=prefetchable),
+            self,
+            keeps,
+            True,
+        )
 
     def take_while(self, predicate, name=None):
         """The elements up to the first for which ``predicate(element)`` is False.
@@ -374,7 +415,9 @@ class Transformations:
         """This dataset (the host pipeline runs in step with the loop: nothing to
         prefetch); ``buffer_size`` is accepted, ``tapejax.data.AUTOTUNE`` included."""
         _check_count(buffer_size)
-        return self._derive(self._make_iterator, prefetchable=self._prefetchable)
+        dataset = self._derive(self._make_iterator, prefetchable=self._prefetchable)
+        dataset._make_tolerant = self._make_tolerant
+        return dataset
 
     def cache(self, filename="", name=None):
         """This dataset, its elements kept in memory by the first complete iteration and
