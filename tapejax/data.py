@@ -11,6 +11,7 @@ from tapejax._src.data.dataset import AUTOTUNE, Dataset, Iterator, NumpyIterator
 from tapejax._src.data.options import Options
 from tapejax._src.data.structure import INFINITE as INFINITE_CARDINALITY
 from tapejax._src.data.structure import UNKNOWN as UNKNOWN_CARDINALITY
+from tapejax._src.data.structure import DatasetSpec
 
 # tapejax.data is a module, not a package: registered so that ``import
 # tapejax.data.experimental`` works as with TF's submodule.
@@ -19,6 +20,7 @@ _sys.modules[f"{__name__}.experimental"] = experimental
 __all__ = [
     "AUTOTUNE",
     "Dataset",
+    "DatasetSpec",
     "INFINITE_CARDINALITY",
     "Iterator",
     "NumpyIterator",

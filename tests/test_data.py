@@ -797,7 +797,7 @@ def test_sparse_components_are_not_provided():
     for build in (tapejax.data.Dataset.from_tensors, tapejax.data.Dataset.from_tensor_slices):
         with pytest.raises(
             NotImplementedError,
-            match="SparseTensor, IndexedSlices and Dataset components are not provided",
+            match="SparseTensor and IndexedSlices components are not provided",
         ):
             build(sparse)
 
@@ -814,11 +814,8 @@ def test_what_is_not_provided_does_not_exist():
         "load",
         "snapshot",
         "list_files",
-        "window",
         "ragged_batch",
         "sparse_batch",
-        "group_by_window",
-        "bucket_by_sequence_length",
         "random",
         "rejection_resample",
         "fingerprint",
@@ -829,7 +826,6 @@ def test_what_is_not_provided_does_not_exist():
         "TFRecordDataset",
         "TextLineDataset",
         "FixedLengthRecordDataset",
-        "DatasetSpec",
         "IteratorSpec",
         "ThreadingOptions",
     ):
@@ -2263,3 +2259,457 @@ def test_ignore_errors_refuses_to_drop_an_error_it_cannot_resume_after():
     assert next(it).numpy().tolist() == [1.0, 0.5]
     with pytest.raises(NotImplementedError, match="ignore_errors cannot go on after this error"):
         next(it)
+
+
+# -- datasets as elements: window, group_by_window, bucket_by_sequence_length --------------
+
+
+def _windows_as_lists(element):
+    """A window element with each Dataset replaced by the list of its elements."""
+    if isinstance(element, (tuple, dict)):
+        keys = sorted(element) if isinstance(element, dict) else range(len(element))
+        parts = {k: _windows_as_lists(element[k]) for k in keys}
+        if isinstance(element, dict):
+            return parts
+        return (
+            type(element)(*parts.values()) if hasattr(element, "_fields") else tuple(parts.values())
+        )
+    assert type(element).__name__ in ("Dataset", "DatasetV2", "_VariantDataset"), type(element)
+    return (repr(element.element_spec), int(element.cardinality()), list(element))
+
+
+def check_same_windows(build):
+    """``build(tf)`` gives a dataset of datasets with TF's spec, cardinality, and windows
+    holding TF's elements."""
+    want, got = build(tensorflow), build(tapejax)
+    assert repr(got.element_spec) == repr(want.element_spec)
+    assert int(got.cardinality()) == int(want.cardinality())
+    want_windows = [_windows_as_lists(w) for w in want]
+    got_windows = [_windows_as_lists(w) for w in got]
+    assert len(got_windows) == len(want_windows)
+    for i, (g, w) in enumerate(zip(got_windows, want_windows)):
+        g_leaves, w_leaves = tapejax.nest.flatten(g), tensorflow.nest.flatten(w)
+        assert len(g_leaves) == len(w_leaves), f"window {i}"
+        for j, (gl, wl) in enumerate(zip(g_leaves, w_leaves)):
+            if isinstance(wl, (str, int)):
+                assert gl == wl, f"window {i} part {j}"
+            else:
+                assert_same_element(gl, wl, f"window {i} part {j}")
+
+
+def test_dataset_spec_is_tfs():
+    for fw in (tapejax, tensorflow):
+        spec = fw.data.DatasetSpec(fw.TensorSpec([], fw.int64))
+        assert spec == fw.data.DatasetSpec(fw.TensorSpec([], fw.int64))
+        assert spec != fw.data.DatasetSpec(fw.TensorSpec([], fw.int32))
+        assert spec != fw.data.DatasetSpec(fw.TensorSpec([], fw.int64), [2])
+        assert hash(spec) == hash(fw.data.DatasetSpec(fw.TensorSpec([], fw.int64)))
+    for shape in ((), [2], [None]):
+        want, got = (
+            fw.data.DatasetSpec(
+                (fw.TensorSpec([3], fw.float32), {"a": fw.TensorSpec([], fw.int64)}), shape
+            )
+            for fw in (tensorflow, tapejax)
+        )
+        assert repr(got) == repr(want)
+        assert repr(got.element_spec) == repr(want.element_spec)
+    assert tapejax.data.DatasetSpec(tapejax.TensorSpec([])).value_type is tapejax.data.Dataset
+
+
+WINDOW_ARGS = [
+    (3, None, 1, False),
+    (3, 2, 1, False),
+    (3, 1, 2, True),
+    (2, 3, 1, False),
+    (3, 2, 2, False),
+    (3, 2, 2, True),
+    (3, 1, 1, True),
+    (8, 1, 1, True),
+    (8, 2, 1, False),
+    (1, 1, 3, False),
+]
+
+
+@pytest.mark.parametrize("size, shift, stride, drop_remainder", WINDOW_ARGS)
+def test_window_is_tfs(size, shift, stride, drop_remainder):
+    check_same_windows(
+        lambda tf: tf.data.Dataset.range(7).window(size, shift, stride, drop_remainder)
+    )
+    check_same_windows(
+        lambda tf: tf.data.Dataset.from_tensor_slices(
+            (np.arange(10.0).reshape(5, 2), {"b": np.arange(5), "a": np.arange(5) > 2})
+        ).window(size, shift, stride, drop_remainder)
+    )
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda tf: tf.data.Dataset.range(7).repeat().window(3),
+        lambda tf: tf.data.Dataset.range(7).filter(lambda x: x > 2).window(3),
+        lambda tf: tf.data.Dataset.range(0).window(3),
+        lambda tf: tf.data.Dataset.range(2).window(3, drop_remainder=True),
+        lambda tf: tf.data.Dataset.range(6).window(2).window(2),
+    ],
+)
+def test_window_cardinality_and_spec_are_tfs(build):
+    want, got = build(tensorflow), build(tapejax)
+    assert repr(got.element_spec) == repr(want.element_spec)
+    assert int(got.cardinality()) == int(want.cardinality())
+
+
+def _pairs(tf):
+    return tf.data.Dataset.from_tensor_slices((np.arange(7), np.arange(7.0) * 10))
+
+
+WINDOW_USES = [
+    (
+        "flat_map_batch",
+        lambda tf: tf.data.Dataset.range(7).window(3, 1).flat_map(lambda w: w.batch(3)),
+    ),
+    (
+        "flat_map_batch_drop",
+        lambda tf: (
+            tf.data.Dataset.range(7)
+            .window(3, 2)
+            .flat_map(lambda w: w.batch(3, drop_remainder=True))
+        ),
+    ),
+    (
+        "flat_map_zip",
+        lambda tf: _pairs(tf).window(3).flat_map(lambda a, b: tf.data.Dataset.zip((a, b))),
+    ),
+    (
+        "flat_map_zip_batch",
+        lambda tf: (
+            _pairs(tf)
+            .window(2, 1, 2, True)
+            .flat_map(lambda a, b: tf.data.Dataset.zip((a.batch(2), b.batch(2))))
+        ),
+    ),
+    (
+        "flat_map_dict",
+        lambda tf: (
+            tf.data.Dataset.from_tensor_slices({"x": np.arange(5)})
+            .window(2)
+            .flat_map(lambda d: d["x"].map(lambda v: v * 2))
+        ),
+    ),
+    (
+        "interleave",
+        lambda tf: (
+            tf.data.Dataset.range(9)
+            .window(3)
+            .interleave(lambda w: w, cycle_length=2, block_length=2)
+        ),
+    ),
+    (
+        "map_reduce",
+        lambda tf: (
+            tf.data.Dataset.range(7)
+            .window(3)
+            .map(lambda w: w.reduce(np.int64(0), lambda s, x: s + x))
+        ),
+    ),
+    (
+        "map_batch_flat_map",
+        lambda tf: (
+            tf.data.Dataset.range(7).window(3).map(lambda w: w.batch(2)).flat_map(lambda d: d)
+        ),
+    ),
+    (
+        "map_pair_reduce",
+        lambda tf: (
+            _pairs(tf)
+            .window(3)
+            .map(
+                lambda a, b: (
+                    a.reduce(np.int64(0), lambda s, x: s + x),
+                    b.reduce(np.float64(0.0), lambda s, x: tf.maximum(s, x)),
+                )
+            )
+        ),
+    ),
+    (
+        "filter_windows",
+        lambda tf: (
+            tf.data.Dataset.range(7)
+            .window(3)
+            .filter(lambda w: w.cardinality() > 2)
+            .flat_map(lambda w: w)
+        ),
+    ),
+    (
+        "shuffle_free_take",
+        lambda tf: tf.data.Dataset.range(7).window(2).skip(1).take(2).flat_map(lambda w: w),
+    ),
+    (
+        "zip_windows",
+        lambda tf: tf.data.Dataset.zip(
+            (tf.data.Dataset.range(4).window(2), tf.data.Dataset.range(4).window(2, 1))
+        ).flat_map(lambda a, b: a.concatenate(b)),
+    ),
+]
+
+
+@pytest.mark.parametrize("name, build", WINDOW_USES, ids=[n for n, _ in WINDOW_USES])
+def test_window_uses_are_tfs(name, build):
+    check_same_dataset(build)
+
+
+def test_iterating_windows_directly_is_tfs():
+    got, want = (
+        [[x.numpy().tolist() for x in w] for w in fw.data.Dataset.range(7).window(3)]
+        for fw in (tapejax, tensorflow)
+    )
+    assert got == want == [[0, 1, 2], [3, 4, 5], [6]]
+    window = next(iter(tapejax.data.Dataset.range(7).window(3, 2)))
+    assert [int(x) for x in window] == [int(x) for x in window] == [0, 1, 2]
+    assert int(window.cardinality()) == 3
+    check_same_windows(lambda tf: tf.data.Dataset.range(7).window(3).map(lambda w: w.batch(2)))
+    check_same_windows(lambda tf: tf.data.Dataset.from_tensors(tf.data.Dataset.range(3)))
+
+
+WINDOW_ERRORS = [
+    (
+        lambda tf: tf.data.Dataset.range(3).window(0),
+        "InvalidArgumentError",
+        r"Window size must be greater than zero. \[Op:WindowDataset\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).window(2, 0),
+        "InvalidArgumentError",
+        r"Window shift must be greater than zero. \[Op:WindowDataset\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).window(2, 1, 0),
+        "InvalidArgumentError",
+        r"Window stride must be greater than zero. \[Op:WindowDataset\]",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(3).window(2).as_numpy_iterator(),
+        "TypeError",
+        r"^`tf.data.Dataset.as_numpy_iterator\(\)` is not supported for datasets that produce values of type <class '.*Dataset.*'>$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(4).group_by_window(lambda x: x, lambda k, w: w),
+        "ValueError",
+        r"^Either the `window_size` argument or the `window_size_func` argument must be specified.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(4).group_by_window(
+            lambda x: x, lambda k, w: w, 2, lambda k: k
+        ),
+        "ValueError",
+        r"^Either the `window_size` argument or the `window_size_func` argument must be specified.$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(4).group_by_window(lambda x: x, lambda k, w: k, 2),
+        "TypeError",
+        r"^Invalid `reduce_func`. `reduce_func` must return a single `tf.data.Dataset` object but its return type is TensorSpec\(shape=\(\), dtype=tf.int64, name=None\).$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(4).group_by_window(lambda x: [x, x], lambda k, w: w, 2),
+        "ValueError",
+        r"^Invalid `key_func`. `key_func` must return a single `tf.int64` scalar tensor but its return type is TensorSpec\(shape=\(2,\), dtype=tf.int64, name=None\).$",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(4).group_by_window(
+            lambda x: x, lambda k, w: w, window_size_func=lambda k: [k, k]
+        ),
+        "ValueError",
+        r"^Invalid `window_size_func`. `window_size_func` must return a single `tf.int64` scalar tensor but its return type is TensorSpec\(shape=\(2,\), dtype=tf.int64, name=None\).$",
+    ),
+    (
+        lambda tf: list(
+            tf.data.Dataset.range(4).group_by_window(
+                lambda x: x % 2, lambda k, w: w, window_size_func=lambda k: k
+            )
+        ),
+        "InvalidArgumentError",
+        r"Window size must be greater than zero, but got 0.",
+    ),
+    (
+        lambda tf: tf.data.Dataset.range(4).bucket_by_sequence_length(lambda x: x, [3], [1]),
+        "ValueError",
+        r"^`len\(bucket_batch_sizes\)` must equal `len\(bucket_boundaries\) \+ 1` but `len\(bucket_batch_sizes\)=1` and `len\(bucket_boundaries\)=1`.$",
+    ),
+    (
+        lambda tf: list(
+            _sequences(tf).bucket_by_sequence_length(
+                lambda x, n: tf.shape(x)[0], [3], [1, 1], pad_to_bucket_boundary=True
+            )
+        ),
+        "InternalError",
+        r"assertion failed: \[When pad_to_bucket_boundary=True, elements must have length < max\(bucket_boundaries\).\]",
+    ),
+]
+
+
+@pytest.mark.parametrize("build, error, message", WINDOW_ERRORS)
+def test_window_errors_are_tfs(build, error, message):
+    check_error(build, error, message)
+
+
+def _keys(tf):
+    return tf.data.Dataset.from_tensor_slices(
+        np.array([5, 1, 3, 2, 9, 4, 7, 0, 6, 8, 11, 13], np.int64)
+    )
+
+
+GROUPINGS = [
+    (
+        "batch_by_key",
+        lambda tf: tf.data.Dataset.from_tensor_slices(np.arange(18).reshape(9, 2)).group_by_window(
+            lambda x: x[0] % 3 + 1, lambda k, w: w.batch(k, drop_remainder=True), window_size=3
+        ),
+    ),
+    (
+        "batch_by_key_empty",
+        lambda tf: tf.data.Dataset.range(0).group_by_window(
+            lambda x: x % 3 + 1, lambda k, w: w.batch(k), window_size=2
+        ),
+    ),
+    (
+        "batch_with_key",
+        lambda tf: _keys(tf).group_by_window(
+            lambda x: (x * 7) % 4, lambda k, w: w.batch(3).map(lambda b: (k, b)), window_size=3
+        ),
+    ),
+    (
+        "size_func",
+        lambda tf: _keys(tf).group_by_window(
+            lambda x: (x * 7) % 4, lambda k, w: w.batch(5), window_size_func=lambda k: k + 1
+        ),
+    ),
+    (
+        "end_in_key_order",
+        lambda tf: _keys(tf).group_by_window(
+            lambda x: tf.gather(
+                tf.constant([100, -5, 7, 3, -40, 0, 2, 9, 1, -1, 50, 4, 8, 6], tf.int64), x
+            ),
+            lambda k, w: w.map(lambda v: (k, v)),
+            window_size=2,
+        ),
+    ),
+    (
+        "tuples",
+        lambda tf: _pairs(tf).group_by_window(
+            lambda a, b: a % 3, lambda k, w: w.map(lambda a, b: a * 10 + k), window_size=2
+        ),
+    ),
+    (
+        "dicts",
+        lambda tf: tf.data.Dataset.from_tensor_slices(
+            {"a": np.arange(8), "b": np.arange(8.0)}
+        ).group_by_window(lambda d: d["a"] // 3, lambda k, w: w.batch(2), window_size=2),
+    ),
+    (
+        "python_key",
+        lambda tf: tf.data.Dataset.range(6).group_by_window(
+            lambda x: 0, lambda k, w: w.batch(4), window_size=4
+        ),
+    ),
+    (
+        "window_size_tensor",
+        lambda tf: tf.data.Dataset.range(6).group_by_window(
+            lambda x: x % 2, lambda k, w: w.batch(2), window_size=tf.constant(2, tf.int64)
+        ),
+    ),
+    (
+        "infinite",
+        lambda tf: (
+            tf.data.Dataset.range(6)
+            .repeat()
+            .group_by_window(lambda x: x % 2, lambda k, w: w, window_size=2)
+            .take(9)
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("name, build", GROUPINGS, ids=[n for n, _ in GROUPINGS])
+def test_group_by_window_is_tfs(name, build):
+    check_same_dataset(build)
+
+
+def test_group_by_window_cardinality_is_tfs():
+    for build in (
+        lambda tf: tf.data.Dataset.range(6).group_by_window(lambda x: x % 2, lambda k, w: w, 2),
+        lambda tf: (
+            tf.data.Dataset.range(6).repeat().group_by_window(lambda x: x % 2, lambda k, w: w, 2)
+        ),
+    ):
+        assert int(build(tapejax).cardinality()) == int(build(tensorflow).cardinality())
+
+
+def _sequences(tf):
+    seqs = [
+        [1],
+        [1, 2, 3],
+        [1, 2],
+        [1, 2, 3, 4, 5],
+        [7, 7, 7, 7],
+        [3],
+        [2, 2],
+        [5, 5, 5, 5, 5, 5, 5],
+    ]
+
+    def gen():
+        for s in seqs:
+            yield np.array(s, np.int32), len(s)
+
+    return tf.data.Dataset.from_generator(
+        gen, output_signature=(tf.TensorSpec([None], tf.int32), tf.TensorSpec([], tf.int32))
+    )
+
+
+BUCKETS = [
+    ("default", {}),
+    (
+        "pad_to_boundary",
+        {
+            "bucket_boundaries": [3, 5, 9],
+            "bucket_batch_sizes": [2, 2, 2, 2],
+            "pad_to_bucket_boundary": True,
+        },
+    ),
+    ("drop_remainder", {"bucket_batch_sizes": [3, 2, 1], "drop_remainder": True}),
+    ("padded_shapes", {"padded_shapes": ([10], []), "padding_values": (-1, 0)}),
+    ("unsorted_sizes", {"bucket_boundaries": [2, 4], "bucket_batch_sizes": [1, 3, 2]}),
+]
+
+
+@pytest.mark.parametrize("name, kwargs", BUCKETS, ids=[n for n, _ in BUCKETS])
+def test_bucket_by_sequence_length_is_tfs(name, kwargs):
+    def build(tf):
+        args = {"bucket_boundaries": [3, 5], "bucket_batch_sizes": [2, 2, 2]}
+        args.update(kwargs)
+        return _sequences(tf).bucket_by_sequence_length(lambda x, n: tf.shape(x)[0], **args)
+
+    check_same_dataset(build)
+
+
+def test_bucket_by_sequence_length_without_padding_is_tfs():
+    check_same_dataset(
+        lambda tf: (
+            _sequences(tf)
+            .map(lambda x, n: (n, x[0]))
+            .bucket_by_sequence_length(lambda n, x: n, [2, 5], [2, 1, 3], no_padding=True)
+        )
+    )
+
+
+def test_what_datasets_as_elements_cannot_do_raises():
+    windows = tapejax.data.Dataset.range(6).window(2)
+    for make in (
+        lambda: windows.batch(2),
+        lambda: windows.padded_batch(2),
+        lambda: windows.unbatch(),
+        lambda: windows.rebatch(2),
+        lambda: windows.unique(),
+        lambda: windows.concatenate(windows),
+        lambda: tapejax.data.Dataset.from_tensor_slices(windows),
+    ):
+        with pytest.raises(NotImplementedError, match="tapejax.data: .* is not provided"):
+            make()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import jax
 import numpy as np
 
 from ..errors import DataLossError, InvalidArgumentError
@@ -14,7 +15,12 @@ from . import structure
 from .structure import INFINITE, UNKNOWN
 
 
-def _batch_size(batch_size) -> int:
+def _batch_size(batch_size) -> int | None:
+    """The batch size, or None where it is an abstract value (a dataset function traced
+    for its spec, as ``w.batch(key)`` in ``group_by_window``: TF's batch of a size it
+    cannot know statically has an unknown leading dim; such a dataset is never run)."""
+    if isinstance(getattr(batch_size, "_value", None), jax.core.Tracer):
+        return None
     size = int(np.asarray(batch_size.numpy() if hasattr(batch_size, "numpy") else batch_size))
     if size <= 0:
         raise InvalidArgumentError(
@@ -24,6 +30,8 @@ def _batch_size(batch_size) -> int:
 
 
 def _batched_card(n, size, drop_remainder):
+    if size is None:
+        return UNKNOWN
     if n in (UNKNOWN, INFINITE):
         return n
     return n // size if drop_remainder else -(-n // size)
@@ -98,16 +106,19 @@ class Batching:
             [[2], [2], [1]]
         """
         size = _batch_size(batch_size)
+        self._refuse_datasets("Dataset.batch")
         drop_remainder = bool(drop_remainder)
         lead = size if drop_remainder else None
 
         def spec():
+            structure.refuse_datasets(self.element_spec, "Dataset.batch")
             return structure.map_structure(
                 lambda s: TensorSpec(TensorShape([lead]).concatenate(s.shape), s.dtype),
                 self.element_spec,
             )
 
         def make_iterator():
+            structure.refuse_datasets(self.element_spec, "Dataset.batch")
             for group in _groups(self._elements(), size, drop_remainder):
                 leaves = [structure.flatten(e) for e in group]
                 stacked = [_stack([np.asarray(x) for x in column]) for column in zip(*leaves)]
@@ -145,6 +156,7 @@ class Batching:
         size = _batch_size(batch_size)
         drop_remainder = bool(drop_remainder)
         in_spec = self.element_spec
+        structure.refuse_datasets(in_spec, "Dataset.padded_batch")
         spec_leaves = structure.flatten(in_spec)
         if padded_shapes is None:
             shapes = [s.shape for s in spec_leaves]
@@ -220,6 +232,7 @@ class Batching:
             raise InvalidArgumentError(
                 None, None, f"tapejax.data: rebatch's sizes must be positive; got {sizes}."
             )
+        structure.refuse_datasets(self.element_spec, "Dataset.rebatch")
         if any(s.shape.rank == 0 for s in structure.flatten(self.element_spec)):
             raise ValueError(
                 "Invalid `batch_sizes`. Expected dataset with rank of >= 1 but found a dataset "
@@ -252,6 +265,7 @@ class Batching:
     def unbatch(self, name=None):
         """The slices of each element along its first dimension (``batch``'s inverse)."""
         in_spec = self.element_spec
+        structure.refuse_datasets(in_spec, "Dataset.unbatch")
         leaves = structure.flatten(in_spec)
         if any(s.shape.rank == 0 for s in leaves):
             raise ValueError("Cannot unbatch an input with scalar components.")

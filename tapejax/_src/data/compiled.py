@@ -59,9 +59,7 @@ class Traced:
             *(jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in self._in_avals)
         )
         out = found[0]
-        self.out_spec = structure.map_structure(
-            lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, out
-        )
+        self.out_spec = structure.as_specs(out)
         # Whether running it on elements runs no Python code of the user's (its input's
         # elements always fit the trace: the eager fallback is for those that would not).
         self.pure = True
@@ -341,10 +339,10 @@ def _sized(spec, size):
 
 def trace(fn, spec):
     """``fn`` traced on the elements of ``spec``: a ``Traced``, a ``TracedPerShape`` where
-    ``spec`` leaves a dim unknown, or None where it leaves a rank unknown. Raises what
-    the trace raises."""
+    ``spec`` leaves a dim unknown, or None where it leaves a rank unknown or has Dataset
+    components (a function of Datasets runs eagerly). Raises what the trace raises."""
     leaves = structure.flatten(spec)
-    if any(s.shape.rank is None for s in leaves):
+    if structure.holds_datasets(spec) or any(s.shape.rank is None for s in leaves):
         return None
     if all(s.shape.is_fully_defined() for s in leaves):
         return Traced(fn, spec)

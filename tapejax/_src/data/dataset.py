@@ -24,6 +24,7 @@ from .options import Options
 from .selection import Selection
 from .structure import INFINITE, UNKNOWN
 from .transforms import Transformations
+from .windows import Windowing
 
 AUTOTUNE = -1
 
@@ -35,7 +36,7 @@ _ITERATE_IN_FUNCTION = (
 )
 
 
-class Dataset(Transformations, Batching, Selection):
+class Dataset(Transformations, Batching, Selection, Windowing):
     """A sequence of elements, each a nested structure (tuples, namedtuples, dicts) of
     Tensors, as ``tf.data.Dataset``: build one with ``from_tensor_slices``, ``range``,
     ``from_generator``..., transform it with ``map``, ``shuffle``, ``batch``..., and
@@ -121,10 +122,21 @@ class Dataset(Transformations, Batching, Selection):
             prefetchable,
         )
 
+    def _refuse_datasets(self, what: str) -> None:
+        """``structure.refuse_datasets`` on the element spec, where it is known without
+        running a function (a lazy spec is checked when computed)."""
+        if not callable(self._spec):
+            structure.refuse_datasets(self._spec, what)
+
     def as_numpy_iterator(self) -> NumpyIterator:
         """An iterator of the elements as NumPy values (``tf.data.Dataset.as_numpy_iterator``)."""
         if execution.inside_function():
             raise NotImplementedError(_ITERATE_IN_FUNCTION)
+        if structure.holds_datasets(self.element_spec):
+            raise TypeError(
+                "`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that "
+                f"produce values of type {Dataset}"
+            )
         return NumpyIterator(self)
 
     def options(self) -> Options:
@@ -183,6 +195,10 @@ class Dataset(Transformations, Batching, Selection):
         """
         element = structure.normalize(tensors)
         leaves = structure.flatten(element)
+        if any(structure.is_dataset(t) for t in leaves):
+            raise NotImplementedError(
+                "tapejax.data: Dataset.from_tensor_slices of Datasets is not provided"
+            )
         size = None
         for t in leaves:
             if t.shape.rank == 0:

@@ -66,6 +66,8 @@ def common_spec(datasets):
     """The element spec of a dataset drawing from ``datasets`` (TF's most specific common
     supertype of theirs), or TF's ``TypeError``."""
     first = datasets[0].element_spec
+    for dataset in datasets:
+        structure.refuse_datasets(dataset.element_spec, "Drawing from datasets")
     spec = first
     for i, dataset in enumerate(datasets[1:]):
         other = dataset.element_spec

@@ -2,8 +2,10 @@
 the one abstract run of a user function that tells what it returns.
 
 tf.data nests tuples (namedtuples kept), dicts (flattened in sorted key order) and
-nothing else: a list is one tensor. Everything here runs on the host; it must never
-record on a tape or leave a tracer behind in a Variable.
+nothing else: a list is one tensor. A component is a Tensor (held as a NumPy value
+inside the pipeline) or a Dataset (``window``'s elements; held as itself, its spec a
+``DatasetSpec``). Everything here runs on the host; it must never record on a tape or
+leave a tracer behind in a Variable.
 """
 
 from __future__ import annotations
@@ -26,6 +28,71 @@ from ..variables import Variable
 
 INFINITE = -1
 UNKNOWN = -2
+
+
+class DatasetSpec:
+    """The spec of a component that is a Dataset (``tf.data.DatasetSpec``): the
+    ``element_spec`` of its elements and the shape of the component (``()`` for one
+    dataset; tapejax's pipelines make no other).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.data.Dataset.from_tensor_slices([1.0, 2.0]).window(2).element_spec
+        DatasetSpec(TensorSpec(shape=(), dtype=tf.float32, name=None), TensorShape([]))
+    """
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self._element_spec = element_spec
+        self._dataset_shape = TensorShape(dataset_shape)
+
+    @property
+    def element_spec(self):
+        return self._element_spec
+
+    @property
+    def value_type(self):
+        from .dataset import Dataset
+
+        return Dataset
+
+    def _key(self):
+        return (_spec_key(self._element_spec), repr(self._dataset_shape))
+
+    def __eq__(self, other) -> bool:
+        return type(other) is DatasetSpec and self._key() == other._key()
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"DatasetSpec({self._element_spec!r}, {self._dataset_shape!r})"
+
+
+def _spec_key(spec):
+    """A hashable form of a structure of specs, nesting types and dict keys included."""
+    if isinstance(spec, tuple):
+        return (type(spec).__name__, tuple(_spec_key(s) for s in spec))
+    if isinstance(spec, collections.abc.Mapping):
+        return ("dict", tuple((k, _spec_key(spec[k])) for k in sorted(spec)))
+    return repr(spec)
+
+
+def holds_datasets(spec) -> bool:
+    """Whether an element spec has a component that is a Dataset."""
+    return any(isinstance(s, DatasetSpec) for s in flatten(spec))
+
+
+def refuse_datasets(spec, what: str) -> None:
+    """``NotImplementedError`` naming ``what`` where ``spec`` has Dataset components."""
+    if holds_datasets(spec):
+        raise NotImplementedError(
+            f"tapejax.data: {what} of a dataset whose elements hold Datasets (from `window` "
+            "or a function returning a Dataset) is not provided; turn each into tensors "
+            "first (`flat_map(lambda w: w.batch(n))`, or `map` with `w.reduce(...)`)."
+        )
 
 
 def _is_nested(x) -> bool:
@@ -88,10 +155,13 @@ def to_tensor(value, dtype=None) -> Tensor:
         return value
     from .dataset import Dataset
 
-    if isinstance(value, (SparseTensor, IndexedSlices, Dataset)):
+    if isinstance(value, Dataset) and dtype is None:
+        return value
+    if isinstance(value, (SparseTensor, IndexedSlices)):
         raise NotImplementedError(
-            "tapejax.data: dataset components must be dense tensors; SparseTensor, "
-            f"IndexedSlices and Dataset components are not provided (got a {type(value).__name__})"
+            "tapejax.data: dataset components must be dense tensors or Datasets; "
+            f"SparseTensor and IndexedSlices components are not provided (got a "
+            f"{type(value).__name__})"
         )
     return convert_to_tensor(value, dtype=dtype)
 
@@ -108,14 +178,27 @@ def held_dtype(dtype) -> dtypes.DType:
 
 
 def spec_of(element):
-    return map_structure(lambda t: TensorSpec(t.shape, t.dtype), element)
+    return map_structure(lambda t: component_spec(t, getattr(t, "shape", None)), element)
+
+
+def component_spec(value, shape):
+    """A component's spec: a DatasetSpec for a Dataset, else a TensorSpec of ``shape``."""
+    if is_dataset(value):
+        return DatasetSpec(value.element_spec)
+    return TensorSpec(shape, value.dtype)
+
+
+def is_dataset(value) -> bool:
+    from .dataset import Dataset
+
+    return isinstance(value, Dataset)
 
 
 def host(value):
     """One component as a host (NumPy) value in the dtype tapejax holds it in: the form
     elements take inside a pipeline, so that slicing, shuffling and batching cost no
     device transfers."""
-    if isinstance(value, (np.ndarray, np.generic)):
+    if isinstance(value, (np.ndarray, np.generic)) or is_dataset(value):
         return value
     return np.asarray(to_tensor(value)._value)
 
@@ -126,7 +209,7 @@ def to_host(element):
 
 def to_tensors(element):
     """A pipeline's host element as the Tensors a user sees."""
-    return map_structure(lambda a: wrap(jnp.asarray(a)), element)
+    return map_structure(lambda a: a if is_dataset(a) else wrap(jnp.asarray(a)), element)
 
 
 def to_numpy(element):
@@ -143,9 +226,12 @@ def merge_shapes(a: TensorShape, b: TensorShape) -> TensorShape:
 
 
 def relax(spec_a, spec_b):
-    return map_structure(
-        lambda a, b: TensorSpec(merge_shapes(a.shape, b.shape), a.dtype), spec_a, spec_b
-    )
+    def one(a, b):
+        if isinstance(a, DatasetSpec):
+            return DatasetSpec(relax(a.element_spec, b.element_spec), a._dataset_shape)
+        return TensorSpec(merge_shapes(a.shape, b.shape), a.dtype)
+
+    return map_structure(one, spec_a, spec_b)
 
 
 def call(fn, element):
@@ -172,9 +258,14 @@ def abstract_run(fn, specs, watcher, found):
     result to ``found`` and returns the arrays of its Tensors."""
 
     def run(*arrays):
+        it = iter(arrays)
+        leaves = [
+            abstract_dataset(s) if isinstance(s, DatasetSpec) else wrap(next(it))
+            for s in flatten(specs)
+        ]
         try:
             with recorder.only((watcher,)), execution.function_body():
-                out = fn(*pack(specs, [wrap(a) for a in arrays]))
+                out = fn(*pack(specs, leaves))
         finally:
             watcher.restore()
         found.append(out)
@@ -191,7 +282,7 @@ def trace_output(fn, *specs):
     ``fn`` receives elements of Tensors and returns anything; ``trace_output`` returns
     ``fn``'s result with each Tensor replaced by its TensorSpec (other values kept).
     """
-    leaves = flatten(specs)
+    leaves = [s for s in flatten(specs) if not isinstance(s, DatasetSpec)]
     if any(s.shape.rank is None for s in leaves):
         raise ValueError("tapejax.data: cannot trace a function of unknown-rank components")
     results = []
@@ -207,14 +298,38 @@ def trace_output(fn, *specs):
             for s in leaves
         ]
         jax.eval_shape(run, *structs)
-        results.append(_abstract(found[0]))
+        results.append(as_specs(found[0]))
     if len(results) == 1:
         return results[0]
     return relax_found(results[0], results[1])
 
 
-def _abstract(x):
-    return map_structure(lambda t: TensorSpec(t.shape, t.dtype) if isinstance(t, Tensor) else t, x)
+def as_specs(x):
+    """A function's result with each Tensor replaced by its TensorSpec and each Dataset by
+    its DatasetSpec (other values kept)."""
+    return map_structure(
+        lambda t: (
+            component_spec(t, getattr(t, "shape", None))
+            if isinstance(t, Tensor) or is_dataset(t)
+            else t
+        ),
+        x,
+    )
+
+
+def abstract_dataset(spec: DatasetSpec):
+    """A Dataset of ``spec``'s elements for an abstract run (TF's traced function gets a
+    dataset it can transform, not iterate): its transformations give their specs;
+    iterating it raises."""
+    from .dataset import Dataset
+
+    def make_iterator():
+        raise NotImplementedError(
+            "tapejax.data: a Dataset argument of a traced dataset function cannot be "
+            "iterated while it is traced"
+        )
+
+    return Dataset(make_iterator, spec.element_spec, UNKNOWN)
 
 
 def relax_found(a, b):
@@ -223,6 +338,8 @@ def relax_found(a, b):
     def one(x, y):
         if isinstance(x, TensorSpec) and isinstance(y, TensorSpec):
             return TensorSpec(merge_shapes(x.shape, y.shape), x.dtype)
+        if isinstance(x, DatasetSpec) and isinstance(y, DatasetSpec):
+            return DatasetSpec(relax_found(x.element_spec, y.element_spec), x._dataset_shape)
         return x
 
     return map_structure(one, a, b)

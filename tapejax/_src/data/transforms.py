@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes, execution
 from ..errors import InvalidArgumentError
-from ..tensor import wrap
+from ..tensor import Tensor, wrap
 from ..tensor_spec import TensorSpec
 from . import compiled, structure
 from .structure import INFINITE, UNKNOWN
@@ -41,7 +41,11 @@ def _first_element_spec(dataset, fn, extra_specs, failure):
                 fn, *_extra_values(extra_specs), structure.to_tensors(element)
             )
             return structure.map_structure(
-                lambda t: TensorSpec([None] * t.shape.rank, t.dtype) if hasattr(t, "shape") else t,
+                lambda t: (
+                    structure.component_spec(t, [None] * t.shape.rank)
+                    if isinstance(t, Tensor)
+                    else structure.as_specs(t)
+                ),
                 out,
             )
         raise failure
@@ -446,6 +450,8 @@ class Transformations:
         """The elements of this dataset, then those of ``dataset`` (same structure and
         dtypes; shapes become the most specific shape both have)."""
         a, b = self.element_spec, dataset.element_spec
+        structure.refuse_datasets(a, "Dataset.concatenate")
+        structure.refuse_datasets(b, "Dataset.concatenate")
         if not structure.same_structure(a, b) or any(
             x.dtype != y.dtype for x, y in zip(structure.flatten(a), structure.flatten(b))
         ):
@@ -493,6 +499,8 @@ class Transformations:
             )
             if out is None:
                 raise
+        if isinstance(out, structure.DatasetSpec):  # the abstract run's Dataset, as its spec
+            return fn, out.element_spec
         return fn, checked(out).element_spec
 
     def flat_map(self, map_func, name=None):
@@ -673,6 +681,7 @@ class Transformations:
 
     def unique(self, name=None):
         """The elements (scalars of int32, int64) with repeats removed, first one kept."""
+        structure.refuse_datasets(self.element_spec, "Dataset.unique")
         for spec in structure.flatten(self.element_spec):
             if spec.dtype.name not in ("int32", "int64"):
                 raise TypeError(
