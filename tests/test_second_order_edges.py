@@ -33,6 +33,10 @@ def _adjust_gamma(m):
     return m.image.adjust_gamma
 
 
+def _l2_normalize(m):
+    return m.math.l2_normalize
+
+
 def _unary(name):
     return lambda m: getattr(m.math, name)
 
@@ -57,6 +61,8 @@ CASES = {
     ),
     "lgamma": (_unary("lgamma"), [[inf, -inf, 1.0, 2.0, 0.5, -0.5, 3e38, 1e-30]]),
     "adjust_gamma": (_adjust_gamma, [[0.0, -0.0, 0.5, 1.0, 2.0, nan]]),
+    "l2_normalize": (_l2_normalize, [[inf, -inf, nan, 0.0, 1e-30, -1e-30, 3e38, 1.0]]),
+    "l2_normalize_nan": (_l2_normalize, [[nan, 3e38, 1.0, 0.0]]),
     "softmax_xent": (_softmax_xent, [_LABELS, _LOGITS]),
     "softmax_xent_unnormalized": (
         _softmax_xent,
@@ -103,7 +109,8 @@ def test_second_order_matches_tf(case):
 
 
 @pytest.mark.parametrize(
-    "case", ["atanh", "asinh", "pow", "multiply_no_nan", "softmax_xent", "lgamma"]
+    "case",
+    ["atanh", "asinh", "pow", "multiply_no_nan", "softmax_xent", "lgamma", "l2_normalize"],
 )
 def test_second_order_matches_tf_in_function(case):
     make, arrays = CASES[case]

@@ -130,5 +130,20 @@ def _sqrt_bwd(y, g):
 
 sqrt_reverse.defvjp(_sqrt_fwd, _sqrt_bwd)
 
+
+@jax.custom_jvp
+def square(x):
+    return jnp.square(x)
+
+
+@square.defjvp
+def _square_jvp(primals, tangents):
+    # TF's _SquareGrad: grad * (2 * x), inf where 2 * x overflows (x = 3e38), so a zero
+    # upstream gives NaN there. The barrier keeps XLA from reassociating it into
+    # (grad * x) * 2, which is 0.
+    (x,), (t,) = primals, tangents
+    return square(x), t * jax.lax.optimization_barrier(2 * x)
+
+
 # What lowering uses in reverse mode instead of the op's own function.
 register_reverse_rule("Sqrt", lambda static: sqrt_reverse)
