@@ -18,6 +18,7 @@ from .. import dtypes
 from ..conversion import convert_to_tensor
 from ..dispatch import apply
 from ..errors import InternalError, InvalidArgumentError
+from ..registry import register_reverse_rule
 from ..tensor import Tensor
 from ._helpers import TF_ALLOWED, hinted_operands, operand_dtype, require, to_tensor
 from .math_ops import _FC_NAMES, FLOAT, NUMERIC, _binary, _concrete, cast
@@ -94,6 +95,41 @@ def _mul_no_nan_jvp(primals, tangents):
     return _mul_no_nan(x, y), _mul_no_nan(tx, jnp.conj(y)) + jnp.conj(x) * ty
 
 
+@jax.custom_vjp
+def _mul_no_nan_reverse(x, y):
+    return _mul_no_nan(x, y)
+
+
+def _mul_no_nan_fwd(x, y):
+    return _mul_no_nan(x, y), (x, y)
+
+
+def _mul_no_nan_bwd(residuals, g):
+    # TF's _MulNoNanGrad as the VJP itself, made of MulNoNan: the transpose of the tangent
+    # above is a select whose derivative in y is 0 where y == 0, where TF's second
+    # derivative (MulNoNan's gradient of mul_no_nan(g, y)) is g. Conjugated for lowering's
+    # JAX-convention VJPs, as ``_tf`` does.
+    x, y = residuals
+    gx = _mul_no_nan(g, jnp.conj(y))
+    gy = _mul_no_nan(jnp.conj(x), g)
+    return _sum_to(gx, x), _sum_to(gy, y)
+
+
+def _sum_to(g, like):
+    """``g`` summed over the axes that broadcasting added to ``like``, in ``like``'s shape."""
+    shape = jnp.shape(like)
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
+    )
+    if axes:
+        g = jnp.sum(g, axis=axes)
+    return jnp.reshape(g, shape)
+
+
+_mul_no_nan_reverse.defvjp(_mul_no_nan_fwd, _mul_no_nan_bwd)
+
+
 @jax.custom_jvp
 def _xlogy(x, y):
     x, y = jnp.broadcast_arrays(x, y)
@@ -141,6 +177,9 @@ xdivy = _binary("Xdivy", _xdivy, FLOAT)
 xlog1py = _binary("Xlog1py", _xlog1py, FLOAT)
 _div_no_nan_bin = _binary("DivNoNan", _div_no_nan, FLOAT)
 _mul_no_nan_bin = _binary("MulNoNan", _mul_no_nan, FLOAT)
+# Reverse mode only: lowering differentiates this VJP for second derivatives; forward mode
+# then takes the reverse path too (TF's forward mode is its double VJP).
+register_reverse_rule("MulNoNan", lambda static: _mul_no_nan_reverse)
 
 
 def _same_dtype_error(x: Tensor, y_dtype) -> TypeError:

@@ -19,7 +19,7 @@ from ..conversion import canonical_np_dtype
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ..registry import register_reverse_rule
-from . import tf_rules
+from . import math_ops, tf_rules
 from ._helpers import (
     TF_ALLOWED,
     axis_ints,
@@ -261,11 +261,21 @@ reduce_euclidean_norm.__name__ = "reduce_euclidean_norm"
 
 
 def _l2_normalize_fn(x, *, axis, epsilon):
-    squares = (x * jnp.conj(x)).real if jnp.iscomplexobj(x) else x * x
+    # TF's Square (its gradient 2 * x overflows at 3e38, where x * x's does not).
+    squares = (x * jnp.conj(x)).real if jnp.iscomplexobj(x) else tf_rules.square(x)
     square_sum = jnp.sum(squares, axis=axis, keepdims=True)
     eps = jnp.asarray(epsilon, square_sum.dtype)
-    # TF's Maximum gradient: a tie (a zero vector with epsilon 0) goes to the sum.
-    return x * jax.lax.rsqrt(tf_rules.maximum(square_sum, eps))
+    # TF: rsqrt(maximum(square_sum, epsilon)). Where epsilon wins (or the sum is NaN),
+    # TF's Maximum gradient sends nothing to the sum and its RsqrtGrad gives 0 for that
+    # zero upstream even where the norm is NaN; JAX's product rule would give 0 * NaN in
+    # second derivatives, so there the norm is a constant. A tie goes to the sum, as TF's.
+    on_sum = square_sum >= eps
+    inv_norm = jnp.where(
+        on_sum,
+        math_ops._rsqrt(jnp.where(on_sum, square_sum, jnp.ones_like(square_sum))),
+        jax.lax.stop_gradient(jax.lax.rsqrt(jnp.maximum(square_sum, eps))),
+    )
+    return x * inv_norm
 
 
 _l2_normalize_op = Op("L2Normalize", _l2_normalize_fn)

@@ -4,8 +4,9 @@
 ``spence``), with TF's dtypes and gradients.
 
 Made with ``math_ops``' elementwise factories, as every elementwise op. Derivatives are
-JAX's, except where TF's registered gradient is not (``acosh`` for a complex input,
-``bessel_i1`` at 0): there a ``jax.custom_jvp`` carries TF's formula. An input TF
+JAX's, except where TF's registered gradient, or its own derivative (the second
+derivative), is not (``acosh`` for a complex input, ``bessel_i1`` at 0, ``atanh`` at +-1,
+``asinh`` where ``cosh`` overflows): there a ``jax.custom_jvp`` carries TF's formula. An input TF
 registers no gradient for (``polygamma``'s order, ``zeta``'s ``x``, ``betainc``'s ``a``
 and ``b``) is cut from tapes, so they return ``None`` for it. The ``tf.math.special``
 functions JAX lacks are TF's own kernels, ported in ``special_kernels``; each carries
@@ -62,12 +63,35 @@ def _with_tf_gradient(kernel, derivative):
     return fn
 
 
+def _with_tf_tangent(kernel, tangent):
+    """``kernel`` as a ``jax.custom_jvp`` whose tangent is ``tangent(t, x, y)``: TF's
+    registered gradient with the upstream gradient ``t`` in TF's own place (``grad / d``
+    differs from ``grad * (1 / d)`` where ``d`` overflows), so that the second derivative,
+    JAX's derivative of these same ops, is TF's too."""
+    fn = jax.custom_jvp(kernel)
+
+    @fn.defjvp
+    def _jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = fn(x)
+        return y, tangent(t, x, y)
+
+    return fn
+
+
+# TF's _AtanhGrad: grad * reciprocal(1 - square(x)). JAX's derivative is another
+# expression of the same function, whose own derivative is NaN at +-1 (TF: +-inf) and 0
+# where square(x) overflows (TF: NaN, from Square's gradient 2 * x).
+_atanh = _with_tf_tangent(jnp.arctanh, lambda t, x, y: t * jnp.reciprocal(1 - jnp.square(x)))
+# TF's _AsinhGrad: grad / cosh(y), from the output (JAX's derivative of its own
+# derivative is NaN at 3e38, TF's -0).
+_asinh = _with_tf_tangent(jnp.arcsinh, lambda t, x, y: t / jnp.cosh(y))
 asin = _unary("Asin", jnp.arcsin, FLOAT)
 acos = _unary("Acos", jnp.arccos, FLOAT)
 atan = _unary("Atan", jnp.arctan, FLOAT)
 sinh = _unary("Sinh", jnp.sinh, FLOAT)
 cosh = _unary("Cosh", jnp.cosh, FLOAT)
-asinh = _unary("Asinh", jnp.arcsinh, FLOAT)
+asinh = _unary("Asinh", _asinh, FLOAT)
 
 
 @jax.custom_jvp
@@ -85,7 +109,7 @@ def _acosh_jvp(primals, tangents):
 
 
 acosh = _unary("Acosh", _acosh, FLOAT)
-atanh = _unary("Atanh", jnp.arctanh, FLOAT)
+atanh = _unary("Atanh", _atanh, FLOAT)
 erf = _unary("Erf", jax.scipy.special.erf, "f")
 erfc = _unary("Erfc", jax.scipy.special.erfc, "f")
 erfinv = _unary("Erfinv", jax.scipy.special.erfinv, "f")
@@ -95,7 +119,9 @@ _ndtri = _with_tf_gradient(
     jax.scipy.special.ndtri, lambda x, y: np.sqrt(2 * np.pi).astype(x.dtype) * jnp.exp(y * y / 2)
 )
 ndtri = _unary("Ndtri", _ndtri, "f")
-lgamma = _unary("Lgamma", jax.lax.lgamma, "f")
+# TF's _LgammaGrad: grad * digamma(x), with TF's digamma, whose own gradient is 0 at inf.
+_lgamma = _with_tf_gradient(jax.lax.lgamma, lambda x, y: _digamma(x))
+lgamma = _unary("Lgamma", _lgamma, "f")
 # TF's _DigammaGrad: polygamma(1, x) with TF's polygamma (0 at inf, where JAX's is NaN).
 _digamma = _with_tf_gradient(jax.lax.digamma, lambda x, y: _tf_polygamma(jnp.ones_like(x), x))
 digamma = _unary("Digamma", _digamma, "f")

@@ -48,10 +48,12 @@ def real_pow(x, y):
 @real_pow.defjvp
 def _real_pow_jvp(primals, tangents):
     # TF's _PowGrad: d/dx = y * x**(y-1); d/dy = z * log(x) where x > 0, else 0 (JAX: NaN).
+    # Its powers are TF's Pow too, so that second derivatives are TF's: d/dy of
+    # y * x**(y-1) is x**(y-1) at a negative x, where JAX's own power gives NaN.
     x, y = primals
     tx, ty = tangents
-    z = jnp.power(x, y)
-    out = _scale(tx, y * jnp.power(x, y - 1))
+    z = real_pow(x, y)
+    out = _scale(tx, y * real_pow(x, y - 1))
     if _has_tangent(ty):
         log_x = jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1)), 0)
         out = out + _scale(ty, z * log_x)
@@ -84,14 +86,29 @@ softmax_xent = jax.custom_jvp(softmax_xent.fun, nondiff_argnums=(2,))
 @softmax_xent.defjvp
 def _softmax_xent_jvp(axis, primals, tangents):
     # TF's gradient w.r.t. logits is softmax - labels (exact only when labels sum to 1);
-    # w.r.t. labels, -log_softmax.
+    # w.r.t. labels, -log_softmax. softmax - labels is the kernel's second output in TF,
+    # whose registered gradient reaches the logits only; the labels' second derivative is
+    # the loss's zero-filled upstream times -log_softmax: zeros, connected (not -1).
     labels, logits = primals
     t_labels, t_logits = tangents
     log_p = jax.nn.log_softmax(logits, axis=axis)
     out = -jnp.sum(labels * log_p, axis=axis)
-    d_logits = jnp.sum((jnp.exp(log_p) - labels) * t_logits, axis=axis)
+    backprop = jnp.exp(log_p) - _zero_derivative(labels)
+    d_logits = jnp.sum(backprop * t_logits, axis=axis)
     d_labels = -jnp.sum(log_p * t_labels, axis=axis)
     return out, d_logits + d_labels
+
+
+@jax.custom_jvp
+def _zero_derivative(x):
+    """``x``, with a derivative of 0 that stays connected to ``x`` (tapes give zeros, not
+    ``None``, as TF does for an input whose op-level gradient is a zero-filled upstream)."""
+    return x
+
+
+@_zero_derivative.defjvp
+def _zero_derivative_jvp(primals, tangents):
+    return primals[0], tangents[0] * 0
 
 
 @jax.custom_vjp
@@ -112,6 +129,21 @@ def _sqrt_bwd(y, g):
 
 
 sqrt_reverse.defvjp(_sqrt_fwd, _sqrt_bwd)
+
+
+@jax.custom_jvp
+def square(x):
+    return jnp.square(x)
+
+
+@square.defjvp
+def _square_jvp(primals, tangents):
+    # TF's _SquareGrad: grad * (2 * x), inf where 2 * x overflows (x = 3e38), so a zero
+    # upstream gives NaN there. The barrier keeps XLA from reassociating it into
+    # (grad * x) * 2, which is 0.
+    (x,), (t,) = primals, tangents
+    return square(x), t * jax.lax.optimization_barrier(2 * x)
+
 
 # What lowering uses in reverse mode instead of the op's own function.
 register_reverse_rule("Sqrt", lambda static: sqrt_reverse)
