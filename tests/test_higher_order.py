@@ -404,3 +404,25 @@ def test_forward_mode_falls_back_to_reverse_for_reverse_only_rules():
         np.testing.assert_array_equal(g.jacobian(y, x).numpy()[1, 2, 1, 2], 7.0)
     finally:
         registry.unregister("Sin")
+
+
+def test_forward_mode_where_tfs_double_vjp_differs():
+    """docs/compat.md: TF's ForwardAccumulator transposes the gradient function (a double
+    VJP), so 0 * inf there gives NaN where the derivative is infinite, and an op whose
+    gradient ignores the upstream (``sign``) gives None. tapejax's forward mode is JAX's,
+    with TF's derivative formulas: the infinite derivative, and zeros for ``sign``."""
+    import tensorflow
+
+    results = {}
+    for fw in (tensorflow, tf):
+        x = fw.constant([0.0, 1.0, 2.0])
+        with fw.autodiff.ForwardAccumulator(x, fw.ones_like(x)) as acc:
+            y = fw.math.erfcinv(x)
+            s = fw.sign(x)
+        results[fw.__name__] = (acc.jvp(y).numpy(), acc.jvp(s))
+    (tf_y, tf_s), (y, s) = results["tensorflow"], results["tapejax"]
+    np.testing.assert_array_equal(np.isnan(tf_y), [True, False, True])
+    np.testing.assert_array_equal(y[[0, 2]], [-np.inf, -np.inf])
+    np.testing.assert_allclose(y[1], tf_y[1], rtol=1e-6)
+    assert tf_s is None
+    np.testing.assert_array_equal(s.numpy(), [0.0, 0.0, 0.0])
