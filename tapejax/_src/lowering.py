@@ -414,6 +414,8 @@ def _vjp_uses(op, static, ins, diff) -> dict:
         jaxpr = jax.make_jaxpr(vjp)(*specs, *ct_specs).jaxpr
         reads = _walk(jaxpr, [frozenset([j]) for j in tensors] + [frozenset()] * len(ct_specs))
         uses = dict(zip(diff, reads))
+    if len(_vjp_uses_cache) >= _CACHE_SIZE:
+        _vjp_uses_cache.clear()
     _vjp_uses_cache[key] = uses
     return uses
 
