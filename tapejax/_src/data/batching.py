@@ -158,13 +158,7 @@ class Batching:
         in_spec = self.element_spec
         structure.refuse_datasets(in_spec, "Dataset.padded_batch")
         spec_leaves = structure.flatten(in_spec)
-        if padded_shapes is None:
-            shapes = [s.shape for s in spec_leaves]
-        else:
-            shapes = [
-                TensorShape([None if d == -1 else d for d in _dims(p)])
-                for p in _shape_leaves(in_spec, padded_shapes)
-            ]
+        shapes = padded_shape_leaves(in_spec, padded_shapes)
         for shape, s in zip(shapes, spec_leaves):
             if not _can_pad(s.shape, shape):
                 raise ValueError(
@@ -321,6 +315,17 @@ def _dims(shape):
     if hasattr(shape, "numpy"):
         return shape.numpy().tolist()
     return list(shape)
+
+
+def padded_shape_leaves(in_spec, padded_shapes) -> list:
+    """One TensorShape per component of ``in_spec``: ``padded_shapes``' (-1 and None an
+    unknown dim), or the components' own shapes when it is None."""
+    if padded_shapes is None:
+        return [s.shape for s in structure.flatten(in_spec)]
+    return [
+        TensorShape([None if d == -1 else d for d in _dims(p)])
+        for p in _shape_leaves(in_spec, padded_shapes)
+    ]
 
 
 def _shape_leaves(spec, shapes):

@@ -299,15 +299,9 @@ class Windowing:
         in_spec = self.element_spec
         structure.refuse_datasets(in_spec, "Dataset.bucket_by_sequence_length")
         spec_leaves = structure.flatten(in_spec)
-        if padded_shapes is None:
-            shapes = [s.shape for s in spec_leaves]
-        else:
-            from .batching import _dims, _shape_leaves
+        from .batching import padded_shape_leaves
 
-            shapes = [
-                TensorShape([None if d == -1 else d for d in _dims(p)])
-                for p in _shape_leaves(in_spec, padded_shapes)
-            ]
+        shapes = padded_shape_leaves(in_spec, padded_shapes)
         # TF's batch size (and boundary filler) are tensors indexed by the bucket: the
         # batches' leading dim is unknown, and so are the filled dims.
         spec = structure.pack(
