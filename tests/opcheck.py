@@ -409,6 +409,20 @@ def grad_of(fw, fn, value):
     return _grad(fw, fn, value)
 
 
+def second_grad_of(fw, fn, value):
+    """``(d fn / dx, d2 fn / dx2)`` at ``value`` through nested ``fw.GradientTape``s: the
+    second, the outer tape's gradient of the first (NumPy, or None)."""
+    x = fw.constant(value)
+    with fw.GradientTape() as outer:
+        outer.watch(x)
+        with fw.GradientTape() as inner:
+            inner.watch(x)
+            y = fn(fw, x)
+        g = inner.gradient(y, x)
+    second = outer.gradient(g, x)
+    return g.numpy(), None if second is None else second.numpy()
+
+
 def check_tf_allowed(op_names) -> None:
     """The op-def type lists a module adds to ``_helpers.TF_ALLOWED`` are TF's, verbatim."""
     from tensorflow.python.framework import dtypes as tf_dtypes

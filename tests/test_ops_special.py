@@ -35,6 +35,7 @@ from opcheck import (  # noqa: E402 - the shared op-test harness (tests/opcheck.
     grad_cases,
     grad_of,
     pure_grad_cases,
+    second_grad_of,
     unary,
     value_params,
 )
@@ -221,14 +222,7 @@ def test_edge_gradients_are_tfs(what, name, x):
 
 
 def _second_derivative(fw, name, value):
-    x = fw.constant(value)
-    with fw.GradientTape() as outer:
-        outer.watch(x)
-        with fw.GradientTape() as inner:
-            inner.watch(x)
-            y = getattr(fw.math.special, name)(x)
-        dy = inner.gradient(y, x)
-    return dy.numpy(), outer.gradient(dy, x).numpy()
+    return second_grad_of(fw, lambda fw, x: getattr(fw.math.special, name)(x), value)
 
 
 @pytest.mark.parametrize("name", NEW_OPS)
