@@ -508,6 +508,11 @@ def test_pure_function_gradients_are_numerically_right(case, x64):
 @pytest.mark.slow
 @pytest.mark.parametrize("case", pure_grad_cases(CASES, NOT_DIFFERENTIABLE), ids=case_id)
 def test_pure_function_second_order_gradients_are_numerically_right(case, x64):
+    if case.name == "nn.softmax_cross_entropy_with_logits" and "labels" in case.diff:
+        pytest.skip(
+            "TF's second derivative in the labels is zeros, not the mathematical one: its "
+            "kernel's backprop output has no labels gradient (tests/test_second_order_edges.py)"
+        )
     check_pure_gradients(case, order=2)
 
 
