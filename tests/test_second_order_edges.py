@@ -154,3 +154,22 @@ def test_multiply_no_nan_zero_upstream_is_zero_for_nonfinite_x():
         return [np.asarray(g) for g in t.gradient(z, [x, y], output_gradients=up)]
 
     assert_same(first(tf_), first(tapejax))
+
+
+def test_second_derivatives_that_differ_from_tfs_as_documented():
+    """docs/compat.md, "Second derivatives left as JAX's": where TF's gradient formula
+    differentiates to NaN in a branch ``where`` does not take (I1 at 0), or its product's
+    cumprod formula gives 0 (a product with two zeros), tapejax gives the derivative."""
+    i1 = [tf_.math.bessel_i1, tapejax.math.bessel_i1]
+    prod = [tf_.reduce_prod, tapejax.reduce_prod]
+    at_zero = [
+        second_order_numpy(m, lambda m, f=f: f, [[0.0, 1.0]]) for m, f in zip((tf_, tapejax), i1)
+    ]
+    assert np.isnan(at_zero[0][0][0]) and at_zero[1][0][0] == 0.0
+    np.testing.assert_allclose(at_zero[0][0][1], at_zero[1][0][1], rtol=1e-5)
+    two_zeros = [0.0, 0.0, 2.0, 3.0]
+    got = [
+        second_order_numpy(m, lambda m, f=f: f, [two_zeros]) for m, f in zip((tf_, tapejax), prod)
+    ]
+    np.testing.assert_array_equal(got[0][0], [0.0, 0.0, 0.0, 0.0])  # TF
+    np.testing.assert_array_equal(got[1][0], [6.0, 6.0, 0.0, 0.0])  # d/dx_i of sum_j prod_{k!=j}
