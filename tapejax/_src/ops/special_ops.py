@@ -48,26 +48,12 @@ TF_ALLOWED.update(
 )
 
 
-def _with_tf_gradient(kernel, derivative):
-    """``kernel`` as a ``jax.custom_jvp`` whose derivative is TF's registered gradient
-    ``derivative(x, y)`` (``y = kernel(x)``). The derivatives call the other wrapped
-    functions, so higher orders follow TF's gradients of gradients too."""
-    fn = jax.custom_jvp(kernel)
-
-    @fn.defjvp
-    def _jvp(primals, tangents):
-        (x,), (t,) = primals, tangents
-        y = fn(x)
-        return y, t * derivative(x, y)
-
-    return fn
-
-
 def _with_tf_tangent(kernel, tangent):
-    """``kernel`` as a ``jax.custom_jvp`` whose tangent is ``tangent(t, x, y)``: TF's
-    registered gradient with the upstream gradient ``t`` in TF's own place (``grad / d``
-    differs from ``grad * (1 / d)`` where ``d`` overflows), so that the second derivative,
-    JAX's derivative of these same ops, is TF's too."""
+    """``kernel`` as a ``jax.custom_jvp`` whose tangent is ``tangent(t, x, y)``
+    (``y = kernel(x)``): TF's registered gradient with the upstream gradient ``t`` in TF's
+    own place (``grad / d`` differs from ``grad * (1 / d)`` where ``d`` overflows). The
+    tangents call the other wrapped functions, so higher orders follow TF's gradients of
+    gradients too."""
     fn = jax.custom_jvp(kernel)
 
     @fn.defjvp
@@ -77,6 +63,11 @@ def _with_tf_tangent(kernel, tangent):
         return y, tangent(t, x, y)
 
     return fn
+
+
+def _with_tf_gradient(kernel, derivative):
+    """``_with_tf_tangent`` for TF's gradients of the form ``grad * derivative(x, y)``."""
+    return _with_tf_tangent(kernel, lambda t, x, y: t * derivative(x, y))
 
 
 # TF's _AtanhGrad: grad * reciprocal(1 - square(x)). JAX's derivative is another
