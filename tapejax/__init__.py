@@ -93,6 +93,7 @@ from tapejax._src.initializers import RandomUniform as random_uniform_initialize
 from tapejax._src.initializers import Zeros as zeros_initializer
 from tapejax._src.interop import functionalize, lift
 from tapejax._src.module import Module
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
 from tapejax._src.ops.array_ops import (
     bitcast,
     boolean_mask,
@@ -236,6 +237,7 @@ from tapejax._src.variables import (
 )
 
 newaxis = None
+_not_provided = _attribute_hook("tapejax", "")
 to_jax = functionalize  # the interop issue's name for it
 
 
@@ -252,7 +254,7 @@ def __getattr__(name):
 
         keras = importlib.import_module("tapejax.keras")
         return keras if name == "keras" else getattr(keras, name)
-    raise AttributeError(f"module 'tapejax' has no attribute {name!r}")
+    return _not_provided(name)
 
 
 NoGradient = NotDifferentiable = no_gradient

@@ -37,6 +37,9 @@ from tapejax._src.checks import (
     is_traceback_filtering_enabled,
     set_log_device_placement,
 )
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
+
+__getattr__ = _attribute_hook("tapejax.debugging", "debugging")
 
 __all__ = [
     "Assert",

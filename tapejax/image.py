@@ -1,6 +1,7 @@
 """``tf.image``: resizing, flips, crops, geometry, quality measures, colour conversions,
 box drawing, glimpses, crop sampling and non-max suppression."""
 
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
 from tapejax._src.ops.batched_nms_ops import (
     combined_non_max_suppression,
     non_max_suppression_padded,
@@ -73,6 +74,8 @@ from tapejax._src.ops.image_random_ops import (
     stateless_random_saturation,
 )
 from tapejax._src.ops.nms_ops import non_max_suppression, non_max_suppression_with_scores
+
+__getattr__ = _attribute_hook("tapejax.image", "image")
 
 __all__ = [
     "ResizeMethod",

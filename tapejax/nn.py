@@ -1,6 +1,7 @@
 """``tf.nn``: activations, losses (sampled ones too), normalization, convolutions, pooling
 and the candidate samplers TF also exports here."""
 
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
 from tapejax._src.ops.activation_ops import (
     crelu,
     elu,
@@ -92,6 +93,8 @@ from tapejax._src.ops.reduction_ops import l2_normalize, zero_fraction  # tf.nn'
 from tapejax._src.ops.sampled_loss_ops import nce_loss, sampled_softmax_loss
 from tapejax._src.ops.space_ops import depth_to_space, space_to_batch, space_to_depth
 from tapejax._src.ops.top_k_ops import approx_max_k, approx_min_k, in_top_k, top_k  # tf.math's
+
+__getattr__ = _attribute_hook("tapejax.nn", "nn")
 
 __all__ = [
     "all_candidate_sampler",

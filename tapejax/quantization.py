@@ -5,6 +5,7 @@ and its option protos) is not provided: it converts TF SavedModels, which tapeja
 reads nor writes.
 """
 
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
 from tapejax._src.ops.fake_quant_ops import (
     fake_quant_with_min_max_args,
     fake_quant_with_min_max_args_gradient,
@@ -20,6 +21,8 @@ from tapejax._src.ops.quantization_ops import (
     quantize_and_dequantize_v2,
     quantized_concat,
 )
+
+__getattr__ = _attribute_hook("tapejax.quantization", "quantization")
 
 __all__ = [
     "dequantize",

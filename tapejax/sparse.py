@@ -1,5 +1,6 @@
 """``tf.sparse``: SparseTensor and the ops on it."""
 
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
 from tapejax._src.ops.sparse_count_ops import bincount
 from tapejax._src.ops.sparse_cross_ops import cross_hashed
 from tapejax._src.ops.sparse_math_ops import (
@@ -35,6 +36,8 @@ from tapejax._src.sparse_tensor import SparseTensor
 
 # TF 1's name of sparse_dense_matmul, still used by ported code.
 matmul = sparse_dense_matmul
+
+__getattr__ = _attribute_hook("tapejax.sparse", "sparse")
 
 __all__ = [
     "SparseTensor",

@@ -8,6 +8,7 @@ Graph tracing and profiling (``trace_on``, ``trace_off``, ``trace_export``, ``gr
 import sys as _sys
 
 from tapejax import summary_experimental as experimental
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
 from tapejax._src.summary.ops import audio, histogram, image, scalar, text
 from tapejax._src.summary.recording import record_if, should_record_summaries, write
 from tapejax._src.summary.writer import (
@@ -19,6 +20,8 @@ from tapejax._src.summary.writer import (
 
 # A module, not a package: registered so that ``import tapejax.summary.experimental`` works.
 _sys.modules[f"{__name__}.experimental"] = experimental
+
+__getattr__ = _attribute_hook("tapejax.summary", "summary")
 
 __all__ = [
     "SummaryWriter",

@@ -40,6 +40,9 @@ from tapejax._src.example_proto import (
     SequenceExample,
 )
 from tapejax._src.moving_averages import ExponentialMovingAverage
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
+
+__getattr__ = _attribute_hook("tapejax.train", "train")
 
 __all__ = [
     "BytesList",

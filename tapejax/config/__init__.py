@@ -17,11 +17,14 @@ from tapejax._src.devices import (
     set_visible_devices,
 )
 from tapejax._src.function import functions_run_eagerly, run_functions_eagerly
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
 from tapejax._src.runtime_config import get_soft_device_placement, set_soft_device_placement
 from tapejax.config import experimental, optimizer, threading
 
 experimental_functions_run_eagerly = functions_run_eagerly  # TF's deprecated names
 experimental_run_functions_eagerly = run_functions_eagerly
+
+__getattr__ = _attribute_hook("tapejax.config", "config")
 
 __all__ = [
     "LogicalDevice",

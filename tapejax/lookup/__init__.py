@@ -9,7 +9,10 @@ from tapejax._src.lookup_ops import (
     StaticHashTable,
     StaticVocabularyTable,
 )
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
 from tapejax.lookup import experimental
+
+__getattr__ = _attribute_hook("tapejax.lookup", "lookup")
 
 __all__ = [
     "KeyValueTensorInitializer",

@@ -1,0 +1,307 @@
+"""TensorFlow names that tapejax deliberately does not provide, each with its reason.
+
+Reading one (``tapejax.strings``, ``tapejax.io.decode_png``, ``tapejax.RaggedTensor``)
+raises ``NamespaceNotProvidedError``: a ``NotImplementedError`` whose text names the TF
+name, why tapejax lacks it and what to use instead, and an ``AttributeError``, so that
+``hasattr`` still answers False. A name that is in no table here gets Python's plain
+``AttributeError``, as a typo should.
+
+``tests/test_tf_coverage.py`` checks the tables against TF 2.21: every public name of a
+mirrored namespace that tapejax lacks is listed, and nothing listed is provided. This
+module must never import TensorFlow.
+"""
+
+from __future__ import annotations
+
+from tapejax._src.compat import NamespaceNotProvidedError
+
+__all__ = ["NOT_PROVIDED", "attribute_hook", "missing"]
+
+# Why a group of names is missing and what to use instead.
+_STRINGS = (
+    "tapejax has no string tensors (a JAX array holds numbers and bools only). Keep text, "
+    "file contents and serialized protos on the host as Python or NumPy values and give "
+    "tapejax their numeric encoding; tapejax.io.gfile reads and writes files"
+)
+_CODECS = (
+    "tapejax has no string tensors to hold encoded images (a JAX array holds numbers "
+    "only). Decode on the host (e.g. with Pillow) and pass the pixel array; the "
+    "tapejax.image ops take it from there"
+)
+_RAGGED = (
+    "tapejax has no RaggedTensor: XLA compiles for static shapes. Pad rows to a common "
+    "length (tapejax.pad, Dataset.padded_batch) and carry a mask or the lengths, or use "
+    "tapejax.sparse.SparseTensor"
+)
+_GRAPHS = (
+    "tapejax builds no TensorFlow graphs: tapejax.function compiles through JAX to XLA. "
+    "Inspect a compiled step with f.experimental_get_compiler_ir(...) or "
+    "f.get_concrete_function(...).compiler_ir(), and profile it with jax.profiler"
+)
+_TF_RUNTIME = (
+    "tapejax runs JAX and XLA, not TensorFlow's C++ runtime, so TF kernels, op libraries "
+    "and TF's own build and runtime settings do not apply. Write a custom op in JAX "
+    "(jax.pure_callback, or jax.ffi for C++)"
+)
+_CLUSTERS = (
+    "tapejax has no TF cluster runtime (gRPC servers, cluster specs). Multi-process "
+    "runs start with jax.distributed.initialize; tapejax.distribute's MirroredStrategy "
+    "then spans all processes' devices (docs/interop.md)"
+)
+_EXTENSION_TYPES = (
+    "tapejax has no TF extension types or API dispatch. Register a class as a JAX pytree "
+    "(jax.tree_util.register_dataclass) to pass it through tapejax.function, tapes and "
+    "tapejax.nest"
+)
+_PROTOS = (
+    "tapejax does not use TensorFlow's protobufs. Convert with tensor.numpy() and "
+    "tapejax.constant(array)"
+)
+_KERAS2 = (
+    "TF 2.21's tf.nn RNN cell wrappers wrap Keras 2 cells, which Keras 3 (the Keras of "
+    "tapejax.keras) does not have. Write the wrapper as a tapejax.keras Layer"
+)
+_OTHER_STACKS = (
+    "it belongs to another deployment stack (TF Lite, TensorRT, TPU, DTensor, MLIR) with no "
+    "counterpart on JAX; on TPUs, JAX itself runs tapejax's programs"
+)
+
+# TF namespace ("" for ``tf``) -> {public name: reason}. Submodules are listed by their
+# own name, as TF's ``tf.strings`` is an attribute of ``tf``.
+NOT_PROVIDED: dict[str, dict[str, str]] = {
+    "": {
+        "strings": _STRINGS,
+        "as_string": _STRINGS,
+        "audio": _STRINGS,
+        "RaggedTensor": _RAGGED,
+        "RaggedTensorSpec": _RAGGED,
+        "ragged": _RAGGED,
+        "ragged_fill_empty_rows": _RAGGED,
+        "ragged_fill_empty_rows_grad": _RAGGED,
+        "Graph": _GRAPHS,
+        "Operation": _GRAPHS,
+        "import_graph_def": _GRAPHS,
+        "graph_util": _GRAPHS,
+        "mlir": _OTHER_STACKS,
+        "raw_ops": (
+            "tapejax does not provide tf.raw_ops, TF's kernel-level op names: call the public "
+            "op it backs (tf.math.add for raw_ops.AddV2, tf.nn.conv2d for raw_ops.Conv2D)"
+        ),
+        "load_library": _TF_RUNTIME,
+        "load_op_library": _TF_RUNTIME,
+        "sysconfig": _TF_RUNTIME,
+        "check_pinned": _TF_RUNTIME,
+        "nondifferentiable_batch_function": _TF_RUNTIME,
+        "security": _TF_RUNTIME,
+        "tools": _TF_RUNTIME,
+        "make_ndarray": _PROTOS,
+        "make_tensor_proto": _PROTOS,
+        "lite": _OTHER_STACKS,
+        "tpu": _OTHER_STACKS,
+        "dtensor": _OTHER_STACKS,
+        "xla": (
+            "tapejax has no tf.xla: every tapejax.function is compiled by XLA already "
+            "(jit_compile is accepted and always on)"
+        ),
+        "profiler": (
+            "tapejax does not provide tf.profiler: profile with jax.profiler "
+            "(jax.profiler.trace(logdir) writes a trace TensorBoard's profile plugin reads)"
+        ),
+        "feature_column": (
+            "tf.feature_column, TF's deprecated input-feature API, is not provided: build "
+            "the features with tapejax.keras preprocessing layers or in the input pipeline"
+        ),
+        "test": (
+            "tapejax does not provide tf.test: write tests with pytest and compare with "
+            "numpy.testing or chex (tensor.numpy() gives the values)"
+        ),
+        "version": (
+            "tapejax does not provide tf.version: tapejax.__version__ is tapejax's version, "
+            "and tapejax follows TensorFlow 2.21's API"
+        ),
+    },
+    "nn": {
+        "RNNCellDeviceWrapper": _KERAS2,
+        "RNNCellDropoutWrapper": _KERAS2,
+        "RNNCellResidualWrapper": _KERAS2,
+    },
+    "image": {
+        name: _CODECS
+        for name in (
+            "adjust_jpeg_quality",
+            "decode_and_crop_jpeg",
+            "decode_bmp",
+            "decode_gif",
+            "decode_image",
+            "decode_jpeg",
+            "decode_jxl",
+            "decode_png",
+            "decode_webp",
+            "encode_jpeg",
+            "encode_png",
+            "extract_jpeg_shape",
+            "is_jpeg",
+            "random_jpeg_quality",
+            "stateless_random_jpeg_quality",
+        )
+    }
+    | {
+        "generate_bounding_box_proposals": (
+            "tapejax does not implement tf.image.generate_bounding_box_proposals (Faster "
+            "R-CNN's proposal op) yet; decode the boxes with tapejax ops and select them "
+            "with tapejax.image.non_max_suppression"
+        ),
+    },
+    "sparse": {"cross": _STRINGS},
+    "debugging": {
+        "experimental": (
+            "tf.debugging.experimental's dump functions (TF Debugger V2) record TF graph "
+            "execution, which tapejax does not run; use jax.debug.print and JAX's "
+            "jax_debug_nans / jax_debug_infs flags"
+        ),
+    },
+    "quantization": {"experimental": _OTHER_STACKS},
+    "io": {
+        **{
+            name: _CODECS
+            for name in (
+                "decode_and_crop_jpeg",
+                "decode_bmp",
+                "decode_gif",
+                "decode_image",
+                "decode_jpeg",
+                "decode_jxl",
+                "decode_png",
+                "decode_webp",
+                "encode_jpeg",
+                "encode_png",
+                "extract_jpeg_shape",
+                "is_jpeg",
+            )
+        },
+        **{
+            name: _STRINGS
+            for name in (
+                "FixedLenFeature",
+                "FixedLenSequenceFeature",
+                "SparseFeature",
+                "VarLenFeature",
+                "decode_base64",
+                "decode_compressed",
+                "decode_csv",
+                "decode_json_example",
+                "decode_proto",
+                "decode_raw",
+                "deserialize_many_sparse",
+                "encode_base64",
+                "encode_proto",
+                "match_filenames_once",
+                "matching_files",
+                "parse_example",
+                "parse_sequence_example",
+                "parse_single_example",
+                "parse_single_sequence_example",
+                "parse_tensor",
+                "read_file",
+                "serialize_many_sparse",
+                "serialize_sparse",
+                "serialize_tensor",
+                "write_file",
+            )
+        },
+        "RaggedFeature": _RAGGED,
+        "write_graph": _GRAPHS,
+    },
+    "config": {
+        "experimental_connect_to_cluster": _CLUSTERS,
+        "experimental_connect_to_host": _CLUSTERS,
+    },
+    "train": {
+        "ClusterDef": _CLUSTERS,
+        "ClusterSpec": _CLUSTERS,
+        "JobDef": _CLUSTERS,
+        "ServerDef": _CLUSTERS,
+        "CheckpointView": (
+            "tapejax does not provide tf.train.CheckpointView: list a checkpoint's values "
+            "with tapejax.train.list_variables and read one with load_variable"
+        ),
+        "TrackableView": (
+            "tapejax does not provide tf.train.TrackableView: tapejax.Module's "
+            "trainable_variables and submodules walk the same object graph"
+        ),
+    },
+    "lookup": {
+        "TextFileIndex": _STRINGS,
+        "TextFileInitializer": _STRINGS,
+    },
+    "lookup.experimental": {
+        "DenseHashTable": (
+            "tapejax does not provide tf.lookup.experimental.DenseHashTable, a mutable hash "
+            "table with TF's open addressing; use tapejax.lookup.StaticHashTable for a fixed "
+            "mapping, or a Python dict on the host"
+        ),
+    },
+    "summary": {
+        name: (
+            "tf.summary's graph and trace functions record TF graphs and TF profiler traces, "
+            "which tapejax does not build. Profile with jax.profiler.trace(logdir)"
+        )
+        for name in ("graph", "trace_export", "trace_off", "trace_on")
+    },
+    "experimental": {
+        **{
+            name: _EXTENSION_TYPES
+            for name in (
+                "BatchableExtensionType",
+                "ExtensionType",
+                "ExtensionTypeBatchEncoder",
+                "ExtensionTypeSpec",
+                "dispatch_for_api",
+                "dispatch_for_binary_elementwise_apis",
+                "dispatch_for_binary_elementwise_assert_apis",
+                "dispatch_for_unary_elementwise_apis",
+                "extension_type",
+                "unregister_dispatch_for",
+            )
+        },
+        "DynamicRaggedShape": _RAGGED,
+        "RowPartition": _RAGGED,
+        "StructuredTensor": _RAGGED,
+        "dtensor": _OTHER_STACKS,
+        "tensorrt": _OTHER_STACKS,
+        "register_filesystem_plugin": _TF_RUNTIME,
+        "enable_strict_mode": (
+            "tapejax does not provide tf.experimental.enable_strict_mode, which turns TF's "
+            "deprecation warnings into errors; tapejax has no deprecated endpoints to police"
+        ),
+        "numpy": (
+            "tapejax does not provide tf.experimental.numpy: use jax.numpy, whose functions "
+            "take tapejax Tensors (outside a tape; inside one, use tapejax's own ops so "
+            "that the tape records them)"
+        ),
+    },
+}
+
+
+def missing(namespace: str, name: str) -> NamespaceNotProvidedError | None:
+    """The error for reading ``tf.<namespace>.<name>`` if tapejax lacks it on purpose."""
+    reason = NOT_PROVIDED.get(namespace, {}).get(name)
+    if reason is None:
+        return None
+    where = f"tf.{namespace}.{name}" if namespace else f"tf.{name}"
+    return NamespaceNotProvidedError(
+        f"{where} is not provided by tapejax: {reason}. See docs/compat.md, "
+        f'"Coverage of TensorFlow\'s namespaces".'
+    )
+
+
+def attribute_hook(module_name: str, namespace: str):
+    """A module ``__getattr__`` that raises ``missing``'s error, or Python's own."""
+
+    def __getattr__(name):  # noqa: N807 - the module hook's name
+        error = missing(namespace, name)
+        if error is not None:
+            raise error
+        raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+
+    return __getattr__
