@@ -51,6 +51,7 @@ NAMESPACES = (
     "queue",
     "summary",
     "autograph",
+    "profiler.experimental",
     "experimental.dlpack",  # before "experimental", as "io.gfile"
     "experimental",
 )

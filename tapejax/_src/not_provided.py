@@ -103,10 +103,6 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
             "tapejax has no tf.xla: every tapejax.function is compiled by XLA already "
             "(jit_compile is accepted and always on)"
         ),
-        "profiler": (
-            "tapejax does not provide tf.profiler: profile with jax.profiler "
-            "(jax.profiler.trace(logdir) writes a trace TensorBoard's profile plugin reads)"
-        ),
         "feature_column": (
             "tf.feature_column, TF's deprecated input-feature API, is not provided: build "
             "the features with tapejax.keras preprocessing layers or in the input pipeline"
