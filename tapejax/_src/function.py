@@ -141,6 +141,17 @@ def _leaf_key(x):
     return ("P", type(x), x)
 
 
+def _aval(x) -> jax.ShapeDtypeStruct:
+    v = (x if type(x) is Tensor else convert_to_tensor(x))._v
+    return jax.ShapeDtypeStruct(v.shape, v.dtype)
+
+
+def _input_template(args, kwargs, flat):
+    if len(nest.flatten((args, kwargs))) != len(flat):
+        return None
+    return nest.pack_sequence_as((args, kwargs), [_aval(x) if _is_array(x) else x for x in flat])
+
+
 def _tree_key(tree):
     if isinstance(tree, CompositeTensor):
         # Its components are leaves of their own; what else a trace reads of it (a
@@ -167,6 +178,9 @@ class _Concrete:
         # (``execution.failure_reporter``).
         self.has_checks = False
         tensor_pos = [i for i, x in enumerate(flat) if _is_array(x)]
+        # The arguments with their tensors as shapes and dtypes, for a SavedModel to match
+        # calls against after load (None where composites were taken apart).
+        self.input_template = _input_template(args, kwargs, flat)
         bound_ids = frozenset(v._id for v in variables)
 
         def pure(var_values, arg_values):
@@ -250,6 +264,7 @@ class Function:
         self._cache: dict = {}
         self._variables: dict = {}  # every Variable the function has touched, by id
         self._first_call_done = False
+        self._first_call_template = None
         self._tracing_count = 0
         functools.update_wrapper(self, python_function)
 
@@ -293,6 +308,10 @@ class Function:
         _refuse_tensor_arrays(nest.flatten(result))
         self._variables.update(watcher.touched)
         self._first_call_done = True
+        # The eager call is a signature TF would have traced: a SavedModel saves it too.
+        flat = nest.flatten((args, kwargs))
+        if all(_is_array(x) or not isinstance(x, CompositeTensor) for x in flat):
+            self._first_call_template = _input_template(args, kwargs, flat)
         return result
 
     def _key(self, args, kwargs, flat):
@@ -379,7 +398,10 @@ class Function:
         bound = functions.get(id(self))
         if bound is None:
             bound = functions[id(self)] = Function(
-                functools.partial(self._python_function, instance),
+                # The partial keeps the method's name, which error texts use.
+                functools.update_wrapper(
+                    functools.partial(self._python_function, instance), self._python_function
+                ),
                 self._input_signature,
                 self._jit_compile,
                 self._reduce_retracing,
