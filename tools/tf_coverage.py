@@ -52,6 +52,7 @@ NAMESPACES = (
     "summary",
     "autograph",
     "profiler.experimental",
+    "saved_model",
     "experimental.dlpack",  # before "experimental", as "io.gfile"
     "experimental",
 )

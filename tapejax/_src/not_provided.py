@@ -116,6 +116,30 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
             "and tapejax follows TensorFlow 2.21's API"
         ),
     },
+    "saved_model": {
+        **{
+            name: (
+                "it names a file or directory of TF's SavedModel format, which tapejax does "
+                "not write: tapejax.saved_model's own layout is in tapejax/_src/saved_model.py"
+            )
+            for name in (
+                "ASSETS_DIRECTORY",
+                "ASSETS_KEY",
+                "DEBUG_DIRECTORY",
+                "DEBUG_INFO_FILENAME_PB",
+                "SAVED_MODEL_FILENAME_PB",
+                "SAVED_MODEL_FILENAME_PBTXT",
+                "SAVED_MODEL_SCHEMA_VERSION",
+                "VARIABLES_DIRECTORY",
+                "VARIABLES_FILENAME",
+            )
+        },
+        "Asset": _STRINGS,
+        "experimental": (
+            "tf.saved_model.experimental (fingerprints of saved_model.pb, TrackableResource, "
+            "VariablePolicy) configures TF's SavedModel format, which tapejax does not write"
+        ),
+    },
     "nn": {
         "RNNCellDeviceWrapper": _KERAS2,
         "RNNCellDropoutWrapper": _KERAS2,
