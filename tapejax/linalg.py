@@ -1,5 +1,8 @@
 """``tf.linalg``: matrix products, decompositions, solvers and norms."""
 
+import sys as _sys
+
+from tapejax import linalg_experimental as experimental
 from tapejax._src.linear_operator.adjoint import LinearOperatorAdjoint
 from tapejax._src.linear_operator.block_diag import LinearOperatorBlockDiag
 from tapejax._src.linear_operator.block_lower_triangular import (
@@ -104,6 +107,7 @@ __all__ = [
     "eigvals",
     "eigvalsh",
     "einsum",
+    "experimental",
     "expm",
     "eye",
     "global_norm",
@@ -143,3 +147,7 @@ __all__ = [
 # and ``eye`` are top-level names of their own already, and ``tf.matrix_square_root`` (TF's
 # ``sqrtm`` under another name) is re-exported there by that name.
 TOPLEVEL: list[str] = ["eig", "eigvals", "einsum", "norm", "tensordot"]
+
+# tapejax.linalg is a module, not a package: registered so that ``import
+# tapejax.linalg.experimental`` works as with TF's submodule.
+_sys.modules[f"{__name__}.experimental"] = experimental

@@ -1,6 +1,9 @@
 """``tf.nn``: activations, losses (sampled ones too), normalization, convolutions, pooling
 and the candidate samplers TF also exports here."""
 
+import sys as _sys
+
+from tapejax import nn_experimental as experimental
 from tapejax._src.not_provided import attribute_hook as _attribute_hook
 from tapejax._src.ops.activation_ops import (
     crelu,
@@ -135,6 +138,7 @@ __all__ = [
     "embedding_lookup",
     "embedding_lookup_sparse",
     "erosion2d",
+    "experimental",
     "fixed_unigram_candidate_sampler",
     "fractional_avg_pool",
     "fractional_max_pool",
@@ -188,3 +192,7 @@ __all__ = [
 # Names of this namespace that TF also exports at top level and that tapejax's
 # ``__init__`` does not import by name; it re-exports them.
 TOPLEVEL: list[str] = []
+
+# tapejax.nn is a module, not a package: registered so that ``import
+# tapejax.nn.experimental`` works as with TF's submodule.
+_sys.modules[f"{__name__}.experimental"] = experimental

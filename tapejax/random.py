@@ -6,6 +6,9 @@ seed gives a different, equally reproducible, stream than in TF. The random stat
 held in hidden tapejax Variables, so ``tapejax.function`` draws fresh numbers per call.
 """
 
+import sys as _sys
+
+from tapejax import random_experimental as experimental
 from tapejax._src.ops.candidate_sampling_ops import (
     all_candidate_sampler,
     fixed_unigram_candidate_sampler,
@@ -47,6 +50,7 @@ __all__ = [
     "all_candidate_sampler",
     "categorical",
     "create_rng_state",
+    "experimental",
     "fixed_unigram_candidate_sampler",
     "fold_in",
     "gamma",
@@ -75,3 +79,7 @@ __all__ = [
 # Names of this namespace that TF also exports at top level; ``tapejax``'s ``__init__``
 # re-exports them.
 TOPLEVEL: list[str] = []
+
+# tapejax.random is a module, not a package: registered so that ``import
+# tapejax.random.experimental`` works as with TF's submodule.
+_sys.modules[f"{__name__}.experimental"] = experimental

@@ -11,6 +11,9 @@ is TF's thread coordinator. ``Example``, ``SequenceExample`` and their messages
 ``Int64List``) serialize to the bytes of TF's protobuf without depending on protobuf.
 """
 
+import sys as _sys
+
+from tapejax import train_experimental as experimental
 from tapejax._src.checkpoint import (
     Checkpoint,
     CheckpointLoadStatus,
@@ -63,9 +66,14 @@ __all__ = [
     "Int64List",
     "SequenceExample",
     "checkpoints_iterator",
+    "experimental",
     "get_checkpoint_state",
     "latest_checkpoint",
     "list_variables",
     "load_checkpoint",
     "load_variable",
 ]
+
+# tapejax.train is a module, not a package: registered so that ``import
+# tapejax.train.experimental`` works as with TF's submodule.
+_sys.modules[f"{__name__}.experimental"] = experimental

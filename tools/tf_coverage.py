@@ -27,8 +27,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 NAMESPACES = (
     "",
     "math",
+    "nn.experimental",  # before "nn", as "io.gfile"
     "nn",
+    "linalg.experimental",  # before "linalg", as "io.gfile"
     "linalg",
+    "random.experimental",  # before "random", as "io.gfile"
     "random",
     "image",
     "signal",
@@ -43,6 +46,7 @@ NAMESPACES = (
     "bitwise",
     "nest",
     "sets",
+    "train.experimental",  # before "train", as "io.gfile"
     "train",
     "quantization",
     "data",

@@ -34,6 +34,7 @@ from .checkpoint_options import check_options, run_write_callbacks
 from .conversion import canonical_np_dtype, x64_enabled
 from .errors import NotFoundError
 from .module import Module
+from .python_state import PYTHON_STATE, PythonState, PythonStateSlot
 
 __all__ = [
     "Checkpoint",
@@ -62,7 +63,7 @@ def _escape(name) -> str:
 def _is_trackable(obj) -> bool:
     if (
         _is_var(obj)
-        or isinstance(obj, (Module, Checkpoint))
+        or isinstance(obj, (Module, Checkpoint, PythonState))
         or hasattr(obj, "_checkpoint_children")
     ):
         return True
@@ -81,7 +82,11 @@ def _collect(obj, path, out, seen_vars, seen_objs) -> None:
     if id(obj) in seen_objs:
         return
     children = getattr(obj, "_checkpoint_children", None)
-    if isinstance(obj, Checkpoint):
+    if isinstance(obj, PythonState):
+        # Its serialized bytes, under TF's attribute name.
+        seen_objs.add(id(obj))
+        out["/".join(path + (PYTHON_STATE,))] = PythonStateSlot(obj)
+    elif isinstance(obj, Checkpoint):
         seen_objs.add(id(obj))
         for name in sorted(obj._objects):
             _collect(obj._objects[name], path + (_escape(name),), out, seen_vars, seen_objs)
@@ -341,7 +346,10 @@ class Checkpoint:
         """
         options = check_options(options)
         variables = self._variables()
-        arrays = {k: _to_host(v._value) for k, v in variables.items()}
+        arrays = {
+            k: v.to_host() if isinstance(v, PythonStateSlot) else _to_host(v._value)
+            for k, v in variables.items()
+        }
         if jax.process_index() == 0:
             _write_file(file_prefix, arrays, {k: v.name for k, v in variables.items()})
         path = os.fspath(file_prefix)
@@ -390,7 +398,10 @@ class Checkpoint:
             if key not in saved:
                 unmatched.append(var)
                 continue
-            _assign_saved(var, saved[key])
+            if isinstance(var, PythonStateSlot):
+                var.restore(saved[key])
+            else:
+                _assign_saved(var, saved[key])
             matched.append(key)
         unused = [k for k in saved if k not in variables]
         return CheckpointLoadStatus(os.fspath(save_path), unmatched, unused, matched)

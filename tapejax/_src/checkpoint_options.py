@@ -74,7 +74,9 @@ class CheckpointOptions:
         if experimental_sharding_callback is not None:
             raise NotImplementedError(
                 "CheckpointOptions(experimental_sharding_callback=...): a tapejax checkpoint "
-                "is one .npz file and is not sharded on disk."
+                "is one .npz file and is not sharded on disk, so TF's sharding policies "
+                "(tf.train.experimental.MaxShardSizePolicy, ShardByTaskPolicy, "
+                "ShardingCallback) are not provided."
             )
         self.experimental_io_device = experimental_io_device
         self.enable_async = bool(experimental_enable_async_checkpoint or enable_async)

@@ -66,6 +66,13 @@ _OTHER_STACKS = (
     "counterpart on JAX; on TPUs, JAX itself runs tapejax's programs"
 )
 
+_SHARDING = (
+    "a tapejax checkpoint is one .npz file written by one process, so TF's checkpoint "
+    "sharding policies have nothing to split (CheckpointOptions("
+    "experimental_sharding_callback=...) raises NotImplementedError). Save as usual: "
+    "restoring puts each value on its Variable's current sharding"
+)
+
 # TF namespace ("" for ``tf``) -> {public name: reason}. Submodules are listed by their
 # own name, as TF's ``tf.strings`` is an attribute of ``tf``.
 NOT_PROVIDED: dict[str, dict[str, str]] = {
@@ -249,6 +256,15 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
             "tapejax does not provide tf.train.TrackableView: tapejax.Module's "
             "trainable_variables and submodules walk the same object graph"
         ),
+    },
+    "train.experimental": {
+        name: _SHARDING
+        for name in (
+            "MaxShardSizePolicy",
+            "ShardByTaskPolicy",
+            "ShardableTensor",
+            "ShardingCallback",
+        )
     },
     "lookup": {
         "TextFileIndex": _STRINGS,
