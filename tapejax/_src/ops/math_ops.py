@@ -271,8 +271,15 @@ def _true_divide_jvp(primals, tangents):
     # -x / y**2 is NaN at x = 0 and infinite where the quotient of quotients is not).
     x, y = primals
     tx, ty = tangents
-    # The barrier keeps XLA from rewriting (a / y) / y into a / (y * y).
-    return _true_divide(x, y), tx / y + ty * (jax.lax.optimization_barrier(-x / y) / y)
+    q = _true_divide(x, y)
+    t = jnp.zeros_like(q)
+    # An integer operand (a Python divisor) has a float0 tangent: no term.
+    if tx.dtype != jax.dtypes.float0:
+        t = t + tx / y
+    if ty.dtype != jax.dtypes.float0:
+        # The barrier keeps XLA from rewriting (a / y) / y into a / (y * y).
+        t = t + ty * (jax.lax.optimization_barrier(-x / y) / y)
+    return q, t
 
 
 _realdiv = _binary("RealDiv", _true_divide, FLOAT)
