@@ -7,7 +7,10 @@ TF's implicit all-ones upstream) is compared: ``None`` in the same places, the s
 shapes, the same values with NaN and infinity in the same places. The inputs are where
 hand-written gradient rules go wrong: zeros of both signs, ties, NaN and infinities, and
 values that overflow ``exp``. Calls TF rejects, or whose output is not float32, are
-skipped; a call TF accepts and tapejax does not is a difference.
+skipped; a call TF accepts and tapejax does not is a difference. A second sweep does the
+same with complex64 inputs (real and imaginary parts from the same edge values), keeping
+complex64 and float32 outputs (``abs``, ``angle``, ``real``), where TF's gradients are the
+conjugates of JAX's.
 
 An op added to tapejax is swept without a new line here. ``KNOWN`` lists the differences
 kept on purpose, each a row of ``docs/compat.md``; the test fails when one goes away too,
@@ -44,6 +47,49 @@ PAIRS = {
 }
 NAMESPACES = ("", "math", "nn", "linalg", "signal", "image")
 
+
+def _complex(re, im):
+    out = np.empty(len(re), np.complex64)
+    out.real, out.imag = re, im
+    return out
+
+
+COMPLEX_SINGLE = {
+    "cedge": _complex(
+        [-2.0, -1.0, 0.0, -0.0, 0.5, 1.0, 2.0, 0.0], [1.0, 0.0, 0.0, -0.0, -0.5, -1.0, 2.0, 1.0]
+    ),
+    "creal": _complex([-2.0, -1.0, -0.5, 0.0, -0.0, 0.5, 1.0, 2.0], [0.0] * 8),
+    "cimag": _complex([0.0] * 8, [-2.0, -1.0, -0.5, 0.0, -0.0, 0.5, 1.0, 2.0]),
+    "cties": _complex(
+        [1.0, 1.0, 0.0, -1.0, 1.0, 0.0, -1.0, 0.0], [1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0]
+    ),
+    "cspecial": _complex(
+        [inf, -inf, nan, 0.0, 1e-30, 1.0, 3e38, 1.0], [1.0, 0.0, 1.0, inf, 1e-30, nan, 3e38, -inf]
+    ),
+    "cbig": _complex(
+        [80.0, -80.0, 100.0, 1e10, 0.0, 30.0, -30.0, 1.0],
+        [1.0, 2.0, -100.0, 1.0, 80.0, 30.0, 30.0, 1e10],
+    ),
+}
+COMPLEX_PAIRS = {
+    "cties2": (
+        _complex(
+            [0.0, 1.0, 2.0, -1.0, 0.0, 3.0, -2.0, 0.0], [0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+        ),
+        _complex(
+            [0.0, 1.0, 3.0, 1.0, 2.0, 3.0, -2.0, -1.0], [0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+        ),
+    ),
+    "czero2": (
+        _complex(
+            [0.0, 0.0, 1.0, -1.0, 2.0, 0.0, -0.0, 4.0], [0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+        ),
+        _complex(
+            [0.0, 2.0, 0.0, 0.0, -1.0, -1.0, 0.0, 0.5], [0.0, 1.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0]
+        ),
+    ),
+}
+
 # Not swept: functions that run user code or take no tensor, ops without a gradient by
 # definition, and random ops (tapejax's streams are not TF's: docs/compat.md).
 SKIP = {
@@ -67,12 +113,38 @@ KNOWN: dict[tuple[str, str, int], str] = {
     **{(f"nn.{name}", label, 1): _SILU_BETA for name in ("silu", "swish") for label in PAIRS},
 }
 
+_EIGEN_COMPLEX = "tapejax.math: complex gradients at infinite, NaN, overflowing or tiny parts"
+_BRANCH_CUT = "tapejax.math: complex `acos`/`asin`/`acosh` gradients on their branch cuts"
+_POW_ZERO = "tapejax.math: complex `pow` gradients at x = 0"
+_ON_CUT = {"acos": ("creal", "cties2", "czero2"), "asin": ("creal", "cties2", "czero2")}
+_ON_CUT["acosh"] = ("cedge", "cimag")
+_SPECIAL_ONLY = ("abs", "sign", "acos", "asin", "acosh", "asinh", "atan", "atanh", "sqrt")
+_SPECIAL_ONLY += ("square", "tan")
+_MATH_SPECIAL = ("angle", "log", "log1p", "reciprocal", "reciprocal_no_nan", "rsqrt")
+KNOWN_COMPLEX: dict[tuple[str, str, int], str] = {
+    **{(key, "cspecial", 0): _EIGEN_COMPLEX for n in _SPECIAL_ONLY for key in (n, f"math.{n}")},
+    **{(f"math.{n}", "cspecial", 0): _EIGEN_COMPLEX for n in _MATH_SPECIAL},
+    **{(key, "cbig", 0): _EIGEN_COMPLEX for key in ("tan", "math.tan")},
+    **{
+        (k, label, 0): _BRANCH_CUT
+        for n, ls in _ON_CUT.items()
+        for k in (n, f"math.{n}")
+        for label in ls
+    },
+    **{
+        (key, label, i): _POW_ZERO
+        for key in ("pow", "math.pow")
+        for label, i in (("cties2", 1), ("czero2", 0), ("czero2", 1))
+    },
+    **{(f"nn.{n}", label, 1): _SILU_BETA for n in ("silu", "swish") for label in COMPLEX_PAIRS},
+}
 
-def _gradient(lib, ns, name, arrays):
-    """``("ok", [gradient or None, ...])``, ``("skip",)`` when the output is not float32,
-    or ``("error", text)``."""
+
+def _gradient(lib, ns, name, arrays, dtype=np.float32, outputs=("float32",)):
+    """``("ok", [gradient or None, ...])``, ``("skip",)`` when the output's dtype is not
+    one of ``outputs``, or ``("error", text)``."""
     try:
-        xs = [lib.constant(np.asarray(a, np.float32)) for a in arrays]
+        xs = [lib.constant(np.asarray(a, dtype)) for a in arrays]
         fn = getattr(getattr(lib, ns) if ns else lib, name)
         with lib.GradientTape() as tape:
             for x in xs:
@@ -80,7 +152,7 @@ def _gradient(lib, ns, name, arrays):
             out = fn(*xs)
             if isinstance(out, (list, tuple)):
                 out = out[0]
-            if getattr(out, "dtype", None) != lib.float32:
+            if getattr(getattr(out, "dtype", None), "name", None) not in outputs:
                 return ("skip",)
         grads = tape.gradient(out, xs)
         return ("ok", [None if g is None else np.asarray(lib.convert_to_tensor(g)) for g in grads])
@@ -99,14 +171,14 @@ def _names(ns):
             yield name
 
 
-def _differences(ns, label, arrays):
+def _differences(ns, label, arrays, dtype=np.float32, outputs=("float32",)):
     found = {}
     for name in _names(ns):
-        theirs = _gradient(tf_, ns, name, arrays)
+        theirs = _gradient(tf_, ns, name, arrays, dtype, outputs)
         if theirs[0] != "ok":
             continue
         key = f"{ns}.{name}" if ns else name
-        ours = _gradient(tapejax, ns, name, arrays)
+        ours = _gradient(tapejax, ns, name, arrays, dtype, outputs)
         if ours[0] != "ok":
             found[(key, label, -1)] = f"TF computes a gradient; tapejax: {ours[1:]}"
             continue
@@ -116,6 +188,8 @@ def _differences(ns, label, arrays):
                     found[(key, label, i)] = f"None: TF {a is None}, tapejax {b is None}"
             elif a.shape != b.shape:
                 found[(key, label, i)] = f"shape: TF {a.shape}, tapejax {b.shape}"
+            elif a.dtype != b.dtype:
+                found[(key, label, i)] = f"dtype: TF {a.dtype}, tapejax {b.dtype}"
             elif not np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True):
                 bad = ~np.isclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
                 found[(key, label, i)] = (
@@ -138,3 +212,22 @@ def test_gradients_at_edge_points_are_tfs(ns, label, arrays):
     unexpected = {k: v for k, v in found.items() if k not in KNOWN}
     assert not unexpected, "\n".join(f"{k}: {v}" for k, v in sorted(unexpected.items()))
     assert expected <= set(found), f"listed in KNOWN but now equal to TF: {expected - set(found)}"
+
+
+_COMPLEX_CASES = [(label, [values]) for label, values in COMPLEX_SINGLE.items()]
+_COMPLEX_CASES += [(label, list(pair)) for label, pair in COMPLEX_PAIRS.items()]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ns", NAMESPACES, ids=lambda ns: ns or "tf")
+@pytest.mark.parametrize(
+    "label, arrays", _COMPLEX_CASES, ids=[label for label, _ in _COMPLEX_CASES]
+)
+def test_complex_gradients_at_edge_points_are_tfs(ns, label, arrays):
+    found = _differences(ns, label, arrays, np.complex64, ("complex64", "float32"))
+    expected = {k for k in KNOWN_COMPLEX if k[1] == label and k[0].rpartition(".")[0] == ns}
+    unexpected = {k: v for k, v in found.items() if k not in KNOWN_COMPLEX}
+    assert not unexpected, "\n".join(f"{k}: {v}" for k, v in sorted(unexpected.items()))
+    assert expected <= set(found), (
+        f"listed in KNOWN_COMPLEX but now equal to TF: {expected - set(found)}"
+    )

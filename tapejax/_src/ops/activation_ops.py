@@ -166,7 +166,30 @@ def gelu(features, approximate=False, name=None):
     return apply(_gelu_op, (x,), (("approximate", bool(approximate)),))
 
 
-_swish_op = Op("Swish", lambda x, beta: x * jax.nn.sigmoid(beta * x))
+@jax.custom_jvp
+def _complex_swish(x, beta):
+    return x * jax.nn.sigmoid(beta * x)
+
+
+@_complex_swish.defjvp
+def _complex_swish_jvp(primals, tangents):
+    # TF's custom gradient multiplies by its derivatives without conjugating them, unlike
+    # TF's usual complex convention that lowering applies; conjugating here cancels that.
+    x, beta = primals
+    tx, tb = tangents
+    s = jax.nn.sigmoid(beta * x)
+    dx = s * (1 + beta * x * (1 - s))
+    db = jnp.square(x) * s * (1 - s)
+    return x * s, tx * jnp.conj(dx) + tb * jnp.conj(db)
+
+
+def _swish_fn(x, beta):
+    if jnp.iscomplexobj(x):
+        return _complex_swish(x, beta)
+    return x * jax.nn.sigmoid(beta * x)
+
+
+_swish_op = Op("Swish", _swish_fn)
 
 
 def silu(features, beta=1.0):
@@ -176,7 +199,8 @@ def silu(features, beta=1.0):
 
     .. warning::
         For a ``beta`` that is not a scalar, TF's gradient for ``beta`` is the scalar sum
-        of its entries' gradients; tapejax's has ``beta``'s shape.
+        of its entries' gradients; tapejax's has ``beta``'s shape. For complex
+        ``features`` the gradients are TF's, which do not conjugate the derivatives.
     """
     x = to_tensor(features)
     require(x, "fc", "Sigmoid")

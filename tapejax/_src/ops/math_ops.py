@@ -89,7 +89,24 @@ square = _unary("Square", jnp.square, NUMERIC)
 negative = _unary("Neg", jnp.negative, NUMERIC)
 reciprocal = _unary("Reciprocal", jnp.reciprocal, FLOAT)
 sigmoid = _unary("Sigmoid", jax.nn.sigmoid, FLOAT)
-sign = _unary("Sign", jnp.sign, NUMERIC)
+_sign = _unary("Sign", jnp.sign, NUMERIC)
+
+
+def sign(x, name=None):
+    """Elementwise sign (``tf.math.sign``); of a complex tensor, ``x / |x|`` (0 at 0).
+
+    As TF, the complex case is ``divide_no_nan(x, cast(abs(x)))``, so its gradient is the
+    one of those ops (``Sign``'s own gradient is 0, which is not the derivative of x / |x|).
+    """
+    x = to_tensor(x)
+    if x._v.dtype.kind == "c":
+        from .division_ops import divide_no_nan  # division_ops imports this module
+
+        return divide_no_nan(x, cast(abs(x), x.dtype))
+    return _sign(x)
+
+
+sign.op = _sign.op
 # TF registers no gradient for these: the tape gives None through them.
 _round = _unary("Round", jnp.round, "f", differentiable=False)
 
@@ -241,7 +258,31 @@ def _check_int_power(x, y):
 add = _binary("AddV2", jnp.add, operands=hinted_operands)
 subtract = _binary("Sub", jnp.subtract)
 multiply = _binary("Mul", jnp.multiply)
-_realdiv = _binary("RealDiv", jnp.true_divide, FLOAT)
+
+
+@jax.custom_jvp
+def _true_divide(x, y):
+    return jnp.true_divide(x, y)
+
+
+@_true_divide.defjvp
+def _true_divide_jvp(primals, tangents):
+    # TF's _RealDivGrad: d/dy is (-x / y) / y, finite where y * y underflows (JAX's
+    # -x / y**2 is NaN at x = 0 and infinite where the quotient of quotients is not).
+    x, y = primals
+    tx, ty = tangents
+    q = _true_divide(x, y)
+    t = jnp.zeros_like(q)
+    # An integer operand (a Python divisor) has a float0 tangent: no term.
+    if tx.dtype != jax.dtypes.float0:
+        t = t + tx / y
+    if ty.dtype != jax.dtypes.float0:
+        # The barrier keeps XLA from rewriting (a / y) / y into a / (y * y).
+        t = t + ty * (jax.lax.optimization_barrier(-x / y) / y)
+    return q, t
+
+
+_realdiv = _binary("RealDiv", _true_divide, FLOAT)
 
 
 def _realdiv_any_fn(x, y):
@@ -249,7 +290,7 @@ def _realdiv_any_fn(x, y):
     if jnp.issubdtype(dt, jnp.integer):  # XLA's RealDiv kernel: truncating division
         x, y = jnp.broadcast_arrays(jnp.asarray(x, dt), jnp.asarray(y, dt))
         return jax.lax.div(x, y)
-    return jnp.true_divide(x, y)
+    return _true_divide(x, y)
 
 
 # TF's op takes integers too, though its CPU build has no kernel for them (NotFoundError);
@@ -299,7 +340,15 @@ floormod = _binary("FloorMod", _floormod_fn, "fiu", check=_int_divisor_check("Fl
 mod = floormod
 maximum = _binary("Maximum", tf_rules.maximum)
 minimum = _binary("Minimum", tf_rules.minimum)
-squared_difference = _binary("SquaredDifference", lambda a, b: jnp.square(a - b))
+
+
+def _squared_difference(a, b):
+    d = a - b
+    # TF's complex kernel is conj(x - y) * (x - y), a real |x - y| ** 2, not (x - y) ** 2.
+    return d * jnp.conj(d) if jnp.iscomplexobj(d) else jnp.square(d)
+
+
+squared_difference = _binary("SquaredDifference", _squared_difference)
 _atan2 = _binary("Atan2", jnp.arctan2, "f")
 
 
