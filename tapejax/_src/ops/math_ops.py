@@ -260,29 +260,7 @@ subtract = _binary("Sub", jnp.subtract)
 multiply = _binary("Mul", jnp.multiply)
 
 
-@jax.custom_jvp
-def _true_divide(x, y):
-    return jnp.true_divide(x, y)
-
-
-@_true_divide.defjvp
-def _true_divide_jvp(primals, tangents):
-    # TF's _RealDivGrad: d/dy is (-x / y) / y, finite where y * y underflows (JAX's
-    # -x / y**2 is NaN at x = 0 and infinite where the quotient of quotients is not).
-    x, y = primals
-    tx, ty = tangents
-    q = _true_divide(x, y)
-    t = jnp.zeros_like(q)
-    # An integer operand (a Python divisor) has a float0 tangent: no term.
-    if tx.dtype != jax.dtypes.float0:
-        t = t + tx / y
-    if ty.dtype != jax.dtypes.float0:
-        # The barrier keeps XLA from rewriting (a / y) / y into a / (y * y).
-        t = t + ty * (jax.lax.optimization_barrier(-x / y) / y)
-    return q, t
-
-
-_realdiv = _binary("RealDiv", _true_divide, FLOAT)
+_realdiv = _binary("RealDiv", jnp.true_divide, FLOAT)
 
 
 def _realdiv_any_fn(x, y):
@@ -290,7 +268,7 @@ def _realdiv_any_fn(x, y):
     if jnp.issubdtype(dt, jnp.integer):  # XLA's RealDiv kernel: truncating division
         x, y = jnp.broadcast_arrays(jnp.asarray(x, dt), jnp.asarray(y, dt))
         return jax.lax.div(x, y)
-    return _true_divide(x, y)
+    return jnp.true_divide(x, y)
 
 
 # TF's op takes integers too, though its CPU build has no kernel for them (NotFoundError);
