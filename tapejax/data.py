@@ -8,7 +8,7 @@ import sys as _sys
 
 from tapejax import data_experimental as experimental
 from tapejax._src.data.dataset import AUTOTUNE, Dataset, Iterator, NumpyIterator
-from tapejax._src.data.options import Options
+from tapejax._src.data.options import Options, ThreadingOptions
 from tapejax._src.data.structure import INFINITE as INFINITE_CARDINALITY
 from tapejax._src.data.structure import UNKNOWN as UNKNOWN_CARDINALITY
 from tapejax._src.data.structure import DatasetSpec
@@ -25,6 +25,7 @@ __all__ = [
     "Iterator",
     "NumpyIterator",
     "Options",
+    "ThreadingOptions",
     "UNKNOWN_CARDINALITY",
     "experimental",
 ]

@@ -21,6 +21,7 @@ from ..tensor_spec import TensorSpec
 from . import structure
 from .batching import Batching
 from .options import Options
+from .sampling import Sampling
 from .selection import Selection
 from .structure import INFINITE, UNKNOWN
 from .transforms import Transformations
@@ -36,7 +37,7 @@ _ITERATE_IN_FUNCTION = (
 )
 
 
-class Dataset(Transformations, Batching, Selection, Windowing):
+class Dataset(Transformations, Batching, Selection, Windowing, Sampling):
     """A sequence of elements, each a nested structure (tuples, namedtuples, dicts) of
     Tensors, as ``tf.data.Dataset``: build one with ``from_tensor_slices``, ``range``,
     ``from_generator``..., transform it with ``map``, ``shuffle``, ``batch``..., and
@@ -443,6 +444,16 @@ class Iterator:
             return structure.to_tensors(next(self._it))
         except StopIteration:
             raise OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self):
+        """The next element in an ``Optional``, empty at the end
+        (``tf.data.Iterator.get_next_as_optional``)."""
+        from ..optional import Optional
+
+        try:
+            return Optional.from_value(structure.to_tensors(next(self._it)))
+        except StopIteration:
+            return Optional.empty(self.element_spec)
 
     @property
     def element_spec(self):
