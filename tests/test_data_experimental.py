@@ -440,3 +440,11 @@ def test_rejection_resample_of_a_reached_target_is_the_input_and_experimental_is
 def test_what_is_not_provided_raises_naming_it(call, message):
     with pytest.raises(NotImplementedError, match=message):
         call(_r(tapejax))
+
+
+def test_table_from_dataset_hash_buckets_are_not_provided():
+    pairs = tapejax.data.Dataset.from_tensor_slices(([1, 2], [3, 4]))
+    with pytest.raises(NotImplementedError, match="num_oov_buckets > 0 is not provided"):
+        tapejax.data.experimental.table_from_dataset(
+            pairs, num_oov_buckets=1, key_dtype=tapejax.int32
+        )
