@@ -7,7 +7,7 @@ from TF's and what of ``tf.data`` is not provided).
 import sys as _sys
 
 from tapejax import data_experimental as experimental
-from tapejax._src.data.dataset import AUTOTUNE, Dataset, Iterator, NumpyIterator
+from tapejax._src.data.dataset import AUTOTUNE, Dataset, Iterator, IteratorSpec, NumpyIterator
 from tapejax._src.data.options import Options, ThreadingOptions
 from tapejax._src.data.structure import INFINITE as INFINITE_CARDINALITY
 from tapejax._src.data.structure import UNKNOWN as UNKNOWN_CARDINALITY
@@ -23,6 +23,7 @@ __all__ = [
     "DatasetSpec",
     "INFINITE_CARDINALITY",
     "Iterator",
+    "IteratorSpec",
     "NumpyIterator",
     "Options",
     "ThreadingOptions",

@@ -808,7 +808,7 @@ def test_cache_to_a_file_is_not_provided():
 
 
 def test_what_is_not_provided_does_not_exist():
-    for name in ("TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset", "IteratorSpec"):
+    for name in ("TFRecordDataset", "TextLineDataset", "FixedLengthRecordDataset"):
         assert hasattr(tensorflow.data, name), name
         assert not hasattr(tapejax.data, name), name
 

@@ -448,3 +448,41 @@ def test_table_from_dataset_hash_buckets_are_not_provided():
         tapejax.data.experimental.table_from_dataset(
             pairs, num_oov_buckets=1, key_dtype=tapejax.int32
         )
+
+
+def test_iterator_spec_is_tfs():
+    specs = {}
+    for tf in (tensorflow, tapejax):
+        s = tf.data.IteratorSpec(
+            (tf.TensorSpec([2], tf.float32), {"a": tf.TensorSpec([], tf.int64)})
+        )
+        loose = tf.data.IteratorSpec(
+            (tf.TensorSpec([None], tf.float32), {"a": tf.TensorSpec([], tf.int64)})
+        )
+        other = tf.data.IteratorSpec(
+            (tf.TensorSpec([3], tf.float32), {"a": tf.TensorSpec([], tf.int64)})
+        )
+        it = iter(tf.data.Dataset.range(3))
+        specs[tf] = (
+            repr(s),
+            s
+            == tf.data.IteratorSpec(
+                (tf.TensorSpec([2], tf.float32), {"a": tf.TensorSpec([], tf.int64)})
+            ),
+            hash(s)
+            == hash(
+                tf.data.IteratorSpec(
+                    (tf.TensorSpec([2], tf.float32), {"a": tf.TensorSpec([], tf.int64)})
+                )
+            ),
+            s.is_compatible_with(loose),
+            loose.is_compatible_with(s),
+            s.is_compatible_with(other),
+            s == other,
+            repr(tf.data.IteratorSpec.from_value(it)),
+        )
+    assert specs[tapejax] == specs[tensorflow]
+    assert (
+        tapejax.data.IteratorSpec.from_value(iter(tapejax.data.Dataset.range(1))).value_type
+        is tapejax.data.Iterator
+    )

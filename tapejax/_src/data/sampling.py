@@ -85,6 +85,8 @@ class Sampling:
             of 2**31 and more: tapejax's x64 error then).
 
         Example:
+            >>> import jax
+            >>> jax.config.update("jax_enable_x64", True)  # values up to 2**32 - 1
             >>> import tapejax as tf
             >>> [int(x) for x in tf.data.Dataset.random(seed=4).take(2)]
             [3128586565, 2023892699]
