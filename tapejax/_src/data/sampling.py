@@ -1,6 +1,6 @@
 """``tf.data``'s random source (``Dataset.random``, TF's exact Philox stream),
-``rejection_resample`` (TF's Python, transcribed), and the Dataset methods tapejax does not
-provide, which raise a ``NotImplementedError`` naming what is missing.
+``rejection_resample`` (TF's Python, transcribed), ``save``/``load`` (``saving.py``), and
+the Dataset methods tapejax does not provide, which raise a ``NotImplementedError`` naming what is missing.
 
 ``Dataset.random`` must reproduce TF's values for a seed; where it cannot (no seed), it
 draws fresh entropy, never a fixed stream.
@@ -186,16 +186,37 @@ class Sampling:
         )
 
     def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
-        """Not provided: TF's snapshot file format (see ``docs/compat.md``)."""
-        raise NotImplementedError(_FILES.format(what="Dataset.save"))
+        """Writes the elements under the directory ``path`` in a tapejax-only format
+        (``tf.data.Dataset.save``): NumPy ``.npz`` shards and the element spec, which
+        ``Dataset.load`` reads back; TF cannot read them (``docs/compat.md``).
+
+        Args:
+            path: the directory (made if missing; an earlier save there is replaced).
+            compression: None, or ``"GZIP"``/``"SNAPPY"`` (both: zip-deflated shards).
+            shard_func: element -> the int index of its shard (one shard when None).
+            checkpoint_args: not provided (``NotImplementedError``).
+        """
+        from .saving import save
+
+        save(self, path, compression, shard_func, checkpoint_args)
 
     @staticmethod
     def load(path, element_spec=None, compression=None, reader_func=None, wait=False):
-        """Not provided: TF's snapshot file format (see ``docs/compat.md``)."""
-        raise NotImplementedError(_FILES.format(what="Dataset.load"))
+        """The elements ``Dataset.save`` wrote under ``path`` (``tf.data.Dataset.load``);
+        ``reader_func`` gets a Dataset of the shards' Datasets (TF's default: them
+        interleaved, ``cycle_length`` the CPU count).
+
+        Raises:
+            NotFoundError: nothing saved at ``path`` (when iterated, if ``element_spec``
+                is given), as TF's.
+            NotImplementedError: ``wait=True``.
+        """
+        from .saving import load
+
+        return load(path, element_spec, compression, reader_func, wait)
 
     def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
-        """Not provided: TF's snapshot file format (see ``docs/compat.md``)."""
+        """Not provided: TF's snapshot files, and a snapshot's resumable writes."""
         raise NotImplementedError(_FILES.format(what="Dataset.snapshot"))
 
     @staticmethod
@@ -225,7 +246,7 @@ class Sampling:
 _FILES = (
     "tapejax.data: {what} is not provided: it reads or writes TF's tf.data snapshot files "
     "(protobuf), which tapejax does not implement. Keep the elements in memory (cache()) "
-    "or write them with NumPy (np.savez of as_numpy_iterator()'s elements)."
+    "or save() them (tapejax's own format) and load() them."
 )
 
 
