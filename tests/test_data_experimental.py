@@ -433,6 +433,18 @@ def test_rejection_resample_of_a_reached_target_is_the_input_and_experimental_is
         (lambda ds: tapejax.data.Dataset.list_files("*.txt"), "no string Tensors"),
         (lambda ds: ds.ragged_batch(2), "no RaggedTensor"),
         (lambda ds: ds.sparse_batch(2, [3]), "no SparseTensor components"),
+        (
+            lambda ds: ds.apply(tapejax.data.experimental.snapshot("/tmp/x")),
+            "Dataset.snapshot is not provided",
+        ),
+        (
+            lambda ds: ds.apply(tapejax.data.experimental.dense_to_ragged_batch(2)),
+            "no RaggedTensor",
+        ),
+        (
+            lambda ds: ds.apply(tapejax.data.experimental.dense_to_sparse_batch(2, [3])),
+            "no SparseTensor components",
+        ),
     ],
 )
 def test_what_is_not_provided_raises_naming_it(call, message):
@@ -543,3 +555,25 @@ def test_load_errors_are_tfs(tmp_path):
         tapejax.data.Dataset.load(missing, wait=True)
     with pytest.raises(NotImplementedError, match=r"checkpoint_args"):
         tapejax.data.Dataset.range(2).save(missing, checkpoint_args={})
+
+
+def test_experimental_save_and_load_are_the_methods(tmp_path):
+    path = str(tmp_path / "d")
+    tapejax.data.experimental.save(tapejax.data.Dataset.range(3), path, shard_func=lambda x: x % 2)
+    loaded = tapejax.data.experimental.load(path)
+    assert [int(x) for x in loaded] == [int(x) for x in tapejax.data.Dataset.load(path)]
+    assert sorted(int(x) for x in loaded) == [0, 1, 2]
+
+
+def test_experimental_names_and_signatures_are_tfs():
+    import inspect
+
+    for name in tapejax.data.experimental.__all__:
+        ours, theirs = (
+            getattr(tapejax.data.experimental, name),
+            getattr(tensorflow.data.experimental, name),
+        )
+        if inspect.isfunction(ours) and inspect.isfunction(theirs):
+            assert list(inspect.signature(ours).parameters) == list(
+                inspect.signature(theirs).parameters
+            ), name

@@ -507,3 +507,33 @@ def group_by_reducer(key_func, reducer):
         return Dataset(make_iterator, spec, UNKNOWN)
 
     return apply_fn
+
+
+def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
+    """``dataset.save(...)`` (``tf.data.experimental.save``): tapejax's own format."""
+    return dataset.save(path, compression, shard_func, checkpoint_args)
+
+
+def load(path, element_spec=None, compression=None, reader_func=None):
+    """``Dataset.load(...)`` (``tf.data.experimental.load``): tapejax's own format."""
+    return _dataset_class().load(path, element_spec, compression, reader_func)
+
+
+def snapshot(path, compression="AUTO", reader_func=None, shard_func=None):
+    """A transformation: ``dataset.snapshot(...)`` (``tf.data.experimental.snapshot``),
+    which is not provided."""
+    return lambda dataset: dataset.snapshot(
+        path, compression=compression, reader_func=reader_func, shard_func=shard_func
+    )
+
+
+def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=dtypes.int64):
+    """A transformation: ``dataset.ragged_batch(...)``
+    (``tf.data.experimental.dense_to_ragged_batch``), which is not provided."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
+def dense_to_sparse_batch(batch_size, row_shape):
+    """A transformation: ``dataset.sparse_batch(...)``
+    (``tf.data.experimental.dense_to_sparse_batch``), which is not provided."""
+    return lambda dataset: dataset.sparse_batch(batch_size, row_shape)
