@@ -539,6 +539,37 @@ def test_a_second_save_replaces_the_first_and_tf_cannot_read_tapejaxs(tmp_path):
         tensorflow.data.Dataset.load(path)
 
 
+def test_save_keeps_nested_specs_as_json_without_pickling(tmp_path):
+    import collections
+    import json
+
+    Point = collections.namedtuple("Point", ["x", "y"])
+    ds = (
+        tapejax.data.Dataset.range(5)
+        .map(
+            lambda i: (
+                Point(i, tapejax.fill([2], tapejax.cast(i, tapejax.float32))),
+                {"b": i, "a": i},
+            )
+        )
+        .filter(lambda p, d: p.x > 0)
+        .batch(2)
+    )
+    path = str(tmp_path / "d")
+    ds.save(path)
+    with open(tmp_path / "d" / "tapejax_element_spec.json") as f:
+        assert json.load(f)["cardinality"] == 2
+    loaded = tapejax.data.Dataset.load(path)
+    (point, d), (want_point, want_d) = loaded.element_spec, ds.element_spec
+    assert type(point).__name__ == "Point" and point._fields == ("x", "y")
+    assert tuple(point) == tuple(want_point) and list(d) == ["a", "b"] and d == want_d
+    assert [e[0].x.numpy().tolist() for e in loaded] == [[1, 2], [3, 4]]
+    with pytest.raises(NotImplementedError, match="SparseTensorSpec components"):
+        from tapejax._src.data import saving
+
+        saving._encode(tapejax.SparseTensorSpec([2], tapejax.float32))
+
+
 def test_load_errors_are_tfs(tmp_path):
     missing = str(tmp_path / "missing")
     check_error(

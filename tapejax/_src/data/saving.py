@@ -1,23 +1,27 @@
 """``Dataset.save`` and ``Dataset.load`` in a tapejax-only format: a directory holding
-the element spec (pickled) and one NumPy ``.npz`` file per shard. TF cannot read it, and
+the element spec (as JSON) and one NumPy ``.npz`` file per shard. TF cannot read it, and
 tapejax cannot read TF's snapshot files (``docs/compat.md``). This module must never write
-anything TF could mistake for its own format.
+anything TF could mistake for its own format, and never unpickle: loading a directory
+runs no code from it.
 """
 
 from __future__ import annotations
 
+import collections
 import glob
+import json
 import multiprocessing
 import os
-import pickle
 
 import numpy as np
 
+from .. import dtypes
 from ..errors import NotFoundError
+from ..tensor_spec import TensorSpec
 from . import structure
 from .structure import UNKNOWN, DatasetSpec
 
-_SPEC_FILE = "tapejax_element_spec.pkl"
+_SPEC_FILE = "tapejax_element_spec.json"
 _SHARD = "tapejax_shard_{:d}.npz"
 _COMPRESSIONS = (None, "GZIP", "SNAPPY")
 
@@ -27,6 +31,38 @@ def _check_compression(compression):
         raise ValueError(
             f"tapejax.data: compression must be None, 'GZIP' or 'SNAPPY', got {compression!r}"
         )
+
+
+def _encode(spec):
+    """``spec`` as JSON data: nests of tuples, namedtuples and dicts of ``TensorSpec``s."""
+    if isinstance(spec, TensorSpec):
+        return {"tensor": [spec.shape.as_list() if spec.shape.rank is not None else None,
+                           spec.dtype.name, spec.name]}  # fmt: skip
+    if isinstance(spec, tuple) and hasattr(spec, "_fields"):
+        return {"namedtuple": [type(spec).__name__, list(spec._fields),
+                               [_encode(s) for s in spec]]}  # fmt: skip
+    if isinstance(spec, tuple):
+        return {"tuple": [_encode(s) for s in spec]}
+    if isinstance(spec, collections.abc.Mapping):
+        return {"dict": [[k, _encode(spec[k])] for k in sorted(spec)]}
+    raise NotImplementedError(
+        f"tapejax.data: Dataset.save of elements with {type(spec).__name__} components is "
+        "not provided (dense tensors in tuples, namedtuples and dicts are)"
+    )
+
+
+def _decode(data):
+    ((kind, value),) = data.items()
+    if kind == "tensor":
+        shape, dtype, name = value
+        return TensorSpec(shape, dtypes.as_dtype(dtype), name)
+    if kind == "namedtuple":
+        # As TF's loaded spec: a namedtuple class of the saved name and fields.
+        name, fields, parts = value
+        return collections.namedtuple(name, fields)(*[_decode(p) for p in parts])
+    if kind == "tuple":
+        return tuple(_decode(p) for p in value)
+    return {k: _decode(v) for k, v in value}
 
 
 def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None):
@@ -39,6 +75,7 @@ def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None)
         )
     _check_compression(compression)
     structure.refuse_datasets(dataset.element_spec, "Dataset.save")
+    encoded_spec = _encode(dataset.element_spec)
     shards: dict[int, list] = {}
     for element in dataset._elements():
         index = 0
@@ -63,17 +100,9 @@ def save(dataset, path, compression=None, shard_func=None, checkpoint_args=None)
         }
         with open(os.path.join(path, _SHARD.format(index)), "wb") as f:
             write(f, **arrays)
-    with open(os.path.join(path, _SPEC_FILE), "wb") as f:
-        pickle.dump((dataset.element_spec, sum(map(len, shards.values()))), f)
-
-
-def _sorted_dicts(spec):
-    if isinstance(spec, dict):
-        return {k: _sorted_dicts(spec[k]) for k in sorted(spec)}
-    if isinstance(spec, tuple):
-        parts = [_sorted_dicts(s) for s in spec]
-        return type(spec)(*parts) if hasattr(spec, "_fields") else tuple(parts)
-    return spec
+    with open(os.path.join(path, _SPEC_FILE), "w") as f:
+        json.dump({"element_spec": encoded_spec,
+                   "cardinality": sum(map(len, shards.values()))}, f)  # fmt: skip
 
 
 def _shard_dataset(spec, file_name):
@@ -114,15 +143,16 @@ def load(path, element_spec=None, compression=None, reader_func=None, wait=False
     spec_file = os.path.join(path, _SPEC_FILE)
     saved = None
     if os.path.exists(spec_file):
-        with open(spec_file, "rb") as f:
-            saved = pickle.load(f)
+        with open(spec_file) as f:
+            stored = json.load(f)
+        saved = (_decode(stored["element_spec"]), stored["cardinality"])
     if element_spec is None:
         if saved is None:
             raise NotFoundError(
                 None, None, f"tf.data snapshot element_spec file not found: {spec_file}."
             )
-        # TF's spec comes back from its proto with each dict's keys sorted
-        element_spec = _sorted_dicts(saved[0])
+        # As TF's spec coming back from its proto, each dict's keys are sorted.
+        element_spec = saved[0]
 
     def shards():
         if saved is None:
