@@ -7,8 +7,8 @@ from TF's and what of ``tf.data`` is not provided).
 import sys as _sys
 
 from tapejax import data_experimental as experimental
-from tapejax._src.data.dataset import AUTOTUNE, Dataset, Iterator, NumpyIterator
-from tapejax._src.data.options import Options
+from tapejax._src.data.dataset import AUTOTUNE, Dataset, Iterator, IteratorSpec, NumpyIterator
+from tapejax._src.data.options import Options, ThreadingOptions
 from tapejax._src.data.structure import INFINITE as INFINITE_CARDINALITY
 from tapejax._src.data.structure import UNKNOWN as UNKNOWN_CARDINALITY
 from tapejax._src.data.structure import DatasetSpec
@@ -23,8 +23,10 @@ __all__ = [
     "DatasetSpec",
     "INFINITE_CARDINALITY",
     "Iterator",
+    "IteratorSpec",
     "NumpyIterator",
     "Options",
+    "ThreadingOptions",
     "UNKNOWN_CARDINALITY",
     "experimental",
 ]

@@ -17,10 +17,12 @@ from .. import execution
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from ..tensor_shape import TensorShape
-from ..tensor_spec import TensorSpec
+from ..tensor_spec import TensorSpec, TypeSpec
+from ..type_spec import _SerializedSpec
 from . import structure
 from .batching import Batching
 from .options import Options
+from .sampling import Sampling
 from .selection import Selection
 from .structure import INFINITE, UNKNOWN
 from .transforms import Transformations
@@ -36,7 +38,7 @@ _ITERATE_IN_FUNCTION = (
 )
 
 
-class Dataset(Transformations, Batching, Selection, Windowing):
+class Dataset(Transformations, Batching, Selection, Windowing, Sampling):
     """A sequence of elements, each a nested structure (tuples, namedtuples, dicts) of
     Tensors, as ``tf.data.Dataset``: build one with ``from_tensor_slices``, ``range``,
     ``from_generator``..., transform it with ``map``, ``shuffle``, ``batch``..., and
@@ -444,6 +446,16 @@ class Iterator:
         except StopIteration:
             raise OutOfRangeError(None, None, "End of sequence") from None
 
+    def get_next_as_optional(self):
+        """The next element in an ``Optional``, empty at the end
+        (``tf.data.Iterator.get_next_as_optional``)."""
+        from ..optional import Optional
+
+        try:
+            return Optional.from_value(structure.to_tensors(next(self._it)))
+        except StopIteration:
+            return Optional.empty(self.element_spec)
+
     @property
     def element_spec(self):
         return self._dataset.element_spec
@@ -463,3 +475,52 @@ class NumpyIterator:
 
     def next(self):
         return self.__next__()
+
+
+class IteratorSpec(_SerializedSpec):
+    """The type of a Dataset iterator (``tf.data.IteratorSpec``).
+
+    Args:
+        element_spec: the structure of ``TensorSpec``s of the iterator's elements.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.data.IteratorSpec(tf.TensorSpec([2], tf.float32))
+        IteratorSpec(TensorSpec(shape=(2,), dtype=tf.float32, name=None),)
+    """
+
+    __slots__ = ("_element_spec",)
+
+    def __init__(self, element_spec):
+        self._element_spec = element_spec
+
+    @property
+    def value_type(self):
+        return Iterator
+
+    @staticmethod
+    def from_value(value) -> IteratorSpec:
+        """The spec of an iterator (TF reads ``value.element_spec``)."""
+        return IteratorSpec(value.element_spec)
+
+    def _serialize(self) -> tuple:
+        return (self._element_spec,)
+
+    def __hash__(self) -> int:
+        return hash(("IteratorSpec", structure._spec_key(self._element_spec)))
+
+    def is_compatible_with(self, spec_or_value) -> bool:
+        """TF's rule: an IteratorSpec (or iterator) whose element specs are compatible
+        leaf by leaf."""
+        other = spec_or_value
+        if isinstance(other, Iterator):
+            other = IteratorSpec.from_value(other)
+        if not isinstance(other, IteratorSpec):
+            return False
+        mine, theirs = self._element_spec, other._element_spec
+        if not structure.same_structure(mine, theirs):
+            return False
+        return all(
+            a.is_compatible_with(b) if isinstance(a, TypeSpec) else a == b
+            for a, b in zip(structure.flatten(mine), structure.flatten(theirs), strict=True)
+        )

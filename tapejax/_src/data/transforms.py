@@ -342,12 +342,17 @@ class Transformations:
 
         def make_iterator():
             done = 0
+            elements = self._elements() if count != 0 else iter(())
             while count < 0 or done < count:
                 empty = True
-                for element in self._elements():
+                for element in elements:
                     empty = False
                     yield element
                 done += 1
+                # TF makes the next input iterator as an epoch ends, after the last one
+                # too: a source drawing seeds per iterator (``random``'s
+                # ``rerandomize_each_iteration``) draws one more there, as TF's does
+                elements = self._elements()
                 if empty and count < 0:  # TF: repeating an empty dataset ends at once
                     return
 

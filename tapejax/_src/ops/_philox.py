@@ -7,8 +7,9 @@ results depend on those numbers, so they are reproduced here: TF's seed scrambli
 transform in float32. The transcendental functions are computed in float64 and rounded once,
 which is what glibc's ``logf``/``sincosf`` return in all but rare last-bit cases.
 
-This module is for such fixed seeds only: ``tapejax.random`` draws from JAX's generators and
-must never use it.
+This module is for such fixed seeds, and for ``tapejax.data.Dataset.random``, a host-side
+stream whose TF values are its spec: ``tapejax.random`` draws from JAX's generators and must
+never use it.
 """
 
 from __future__ import annotations
