@@ -151,6 +151,7 @@ def _replica_values(tf, strategy, global_value):
             ctx.all_reduce(tf.distribute.ReduceOp.MEAN, tf.reduce_mean(v)),
             ctx.all_gather(v, 0),
             tf.reduce_sum(v) / ctx.num_replicas_in_sync,
+            ctx.all_reduce("SUM", tf.constant(1.0)),
         )
 
     (batch,) = list(
@@ -171,6 +172,8 @@ def _replica_values(tf, strategy, global_value):
         [global_value(r).numpy().tolist() for r in results],
         [t.numpy().tolist() for t in strategy.experimental_local_results(sums)],
         global_value(gathered).numpy().tolist(),
+        [t.numpy().tolist() for t in strategy.experimental_local_results(gathered)],
+        strategy.extended.worker_devices,
     )
 
 
@@ -186,6 +189,13 @@ def check_replica_context_matches_tensorflow():
     # A sum over the batch divided by the replica count: TF's per-replica sums / 2 are
     # [3, 11]; in global view, the global sum / 2 (documented in docs/compat.md).
     assert expected[0][3] == 3.0 and got[0][3] == 14.0, (got, expected)
+    # A value independent of the batch: TF adds one per replica; global view has one.
+    assert expected[0][4] == 2.0 and got[0][4] == 1.0, (got, expected)
+    # all_gather keeps the global value's sharding: its per-device pieces are slices,
+    # where TF gives each replica the whole.
+    assert expected[3] == [[0.0, 0.5, 1.0, 0.5]] * 2, expected
+    assert got[3] == [[0.0, 0.5], [1.0, 0.5]], got
+    assert got[4] == expected[4], (got, expected)
     # The per-device pieces of a batch-split value are TF's per-replica values.
     assert got[1] == expected[1], (got, expected)
     assert got[2] == expected[2] == [0.0, 0.5, 1.0, 0.5], (got, expected)
@@ -212,6 +222,14 @@ def check_per_replica_apis_refuse_with_several_replicas():
     assert strategy.run(fn, args=(tf.constant(np.zeros(8, np.float32)),)) == N_DEVICES
     with pytest.raises(NotImplementedError, match="scalars, one per replica"):
         strategy.experimental_distribute_values_from_function(lambda c: 1.0)
+    dist = strategy.distribute_datasets_from_function(
+        lambda c: tf.data.Dataset.from_tensor_slices(np.zeros((12, 3), np.float32)).batch(
+            c.get_per_replica_batch_size(8), drop_remainder=True
+        )
+    )
+    # The global batch's spec: its first dim is unknown (the last may hold fewer batches).
+    assert dist.element_spec.shape.as_list() == [None, 3]
+    assert [b.shape.as_list() for b in dist] == [[8, 3], [4, 3]]
     options = tf.distribute.InputOptions(
         experimental_replication_mode=tf.distribute.InputReplicationMode.PER_REPLICA
     )
