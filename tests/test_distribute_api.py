@@ -168,8 +168,9 @@ def _replica_values(tf, strategy, global_value):
             lambda v: tf.distribute.get_replica_context().all_gather(v, 0), args=(b,)
         )
     )(from_values)
+    doubled = strategy.gather(strategy.run(lambda v: 2 * v, args=(batch,)), axis=0)
     return (
-        [global_value(r).numpy().tolist() for r in results],
+        [global_value(r).numpy().tolist() for r in results] + [doubled.numpy().tolist()],
         [t.numpy().tolist() for t in strategy.experimental_local_results(sums)],
         global_value(gathered).numpy().tolist(),
         [t.numpy().tolist() for t in strategy.experimental_local_results(gathered)],
@@ -186,6 +187,7 @@ def check_replica_context_matches_tensorflow():
     expected = _replica_values(real_tf, theirs, lambda r: theirs.experimental_local_results(r)[0])
     got = _replica_values(tf, tf.distribute.MirroredStrategy(), lambda r: r)
     assert got[0][:3] == expected[0][:3], (got, expected)
+    assert got[0][5] == expected[0][5] == [2.0 * i for i in range(8)], (got, expected)
     # A sum over the batch divided by the replica count: TF's per-replica sums / 2 are
     # [3, 11]; in global view, the global sum / 2 (documented in docs/compat.md).
     assert expected[0][3] == 3.0 and got[0][3] == 14.0, (got, expected)
@@ -214,6 +216,7 @@ def check_per_replica_apis_refuse_with_several_replicas():
             lambda: ctx.replica_id_in_sync_group,
             lambda: ctx.merge_call(lambda s: s),
             lambda: ctx.all_gather(tf.reshape(v, [2, -1]), 1),
+            lambda: strategy.gather(tf.reshape(v, [2, -1]), axis=1),
         ):
             with pytest.raises(NotImplementedError, match="global"):
                 call()

@@ -302,6 +302,25 @@ class Strategy:
         reduce = reduction_ops.reduce_sum if op is ReduceOp.SUM else reduction_ops.reduce_mean
         return reduce(t, axis=axis)
 
+    def gather(self, value, axis):
+        """The replicas' values joined along ``axis`` (``Strategy.gather``).
+
+        TF joins each replica's part of ``value`` in replica order; a global-view value
+        of the batch along its first axis already is that join, so it is returned as is.
+
+        Args:
+          value: a nest of tensors that ``run`` returned, per example along axis 0.
+          axis: 0 (or ``-rank``); any axis with one replica.
+
+        Returns:
+          ``value``'s tensors, as Tensors.
+
+        Raises:
+          NotImplementedError: another axis with several replicas (global view cannot
+            rebuild the per-replica parts to join along it).
+        """
+        return nest.map_structure(lambda x: _gathered(self, x, axis, "Strategy.gather"), value)
+
     # -- input --------------------------------------------------------------------------
 
     def experimental_distribute_dataset(self, dataset, options=None):
@@ -801,19 +820,9 @@ class ReplicaContext:
             rebuild the per-replica slices to join along it).
         """
         del options
-
-        def gather(x):
-            t = _as_tensor(x)
-            if self.num_replicas_in_sync > 1 and axis not in (0, -t.shape.rank):
-                raise NotImplementedError(
-                    f"ReplicaContext.all_gather along axis {axis} is not supported by "
-                    "tapejax.distribute with several replicas: in global view the value "
-                    "is the global batch, which is the replicas' values joined along "
-                    "axis 0 only."
-                )
-            return t
-
-        return nest.map_structure(gather, value)
+        return nest.map_structure(
+            lambda x: _gathered(self._strategy, x, axis, "ReplicaContext.all_gather"), value
+        )
 
     def merge_call(self, merge_fn, args=(), kwargs=None):
         """Calls ``merge_fn(strategy, *args, **kwargs)`` in cross-replica context.
@@ -832,6 +841,17 @@ class ReplicaContext:
 
 def _as_tensor(x):
     return x if type(x) is Tensor else convert_to_tensor(x)
+
+
+def _gathered(strategy: Strategy, x, axis, what: str):
+    t = _as_tensor(x)
+    if strategy.num_replicas_in_sync > 1 and axis not in (0, -t.shape.rank):
+        raise NotImplementedError(
+            f"{what} along axis {axis} is not supported by tapejax.distribute with "
+            "several replicas: in global view the value is the global batch, which is "
+            "the replicas' values joined along axis 0 only."
+        )
+    return t
 
 
 class OneDeviceStrategy(Strategy):
