@@ -50,6 +50,8 @@ NAMESPACES = (
     "train",
     "quantization",
     "data",
+    "distribute.experimental",  # before "distribute", as "io.gfile"
+    "distribute",
     "lookup.experimental",  # before "lookup", as "io.gfile"
     "lookup",
     "queue",

@@ -73,6 +73,29 @@ _SHARDING = (
     "restoring puts each value on its Variable's current sharding"
 )
 
+_MULTI_WORKER = (
+    "tapejax has no TF cluster runtime (TF_CONFIG, gRPC workers). Start every process "
+    "with jax.distributed.initialize: tapejax.distribute.MirroredStrategy() then spans "
+    "all processes' devices, which is what MultiWorkerMirroredStrategy does in TF "
+    "(docs/interop.md, multi-host)"
+)
+_PARAMETER_SERVERS = (
+    "tapejax trains synchronously on a device mesh, with no parameter servers, workers "
+    "or coordinator to dispatch steps to. Use tapejax.distribute.MirroredStrategy, and "
+    "shard large Variables over the mesh with a PartitionSpec (strategy.shard, or "
+    "partition_rules)"
+)
+_TPU_STRATEGY = (
+    "on TPUs, JAX sees the TPU cores as devices: tapejax.distribute.MirroredStrategy() "
+    "over jax.devices() is the TPU data-parallel strategy, with no TPU cluster resolver "
+    "or TPU system initialization"
+)
+_PREEMPTION = (
+    "TF's preemption handling runs on TF's cluster coordination service, which tapejax "
+    "does not have. Save with tapejax.train.CheckpointManager at intervals and restore "
+    "the latest checkpoint when the job restarts"
+)
+
 # TF namespace ("" for ``tf``) -> {public name: reason}. Submodules are listed by their
 # own name, as TF's ``tf.strings`` is an attribute of ``tf``.
 NOT_PROVIDED: dict[str, dict[str, str]] = {
@@ -283,6 +306,34 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
             "which tapejax does not build. Profile with jax.profiler.trace(logdir)"
         )
         for name in ("graph", "trace_export", "trace_off", "trace_on")
+    },
+    "distribute": {
+        "MultiWorkerMirroredStrategy": _MULTI_WORKER,
+        "ParameterServerStrategy": _PARAMETER_SERVERS,
+        "coordinator": _PARAMETER_SERVERS,
+        "TPUStrategy": _TPU_STRATEGY,
+        "Server": _CLUSTERS,
+        "cluster_resolver": _CLUSTERS,
+    },
+    "distribute.experimental": {
+        "MultiWorkerMirroredStrategy": _MULTI_WORKER,
+        "ParameterServerStrategy": _PARAMETER_SERVERS,
+        "coordinator": _PARAMETER_SERVERS,
+        "partitioners": _PARAMETER_SERVERS,
+        "TPUStrategy": _TPU_STRATEGY,
+        "rpc": _CLUSTERS,
+        "PreemptionCheckpointHandler": _PREEMPTION,
+        "PreemptionWatcher": _PREEMPTION,
+        "TerminationConfig": _PREEMPTION,
+        "CentralStorageStrategy": (
+            "tapejax keeps no Variables on a central device: XLA compiles one program for "
+            "the mesh. Use tapejax.distribute.MirroredStrategy (Variables replicated, or "
+            "sharded by a PartitionSpec)"
+        ),
+        "CollectiveHints": (
+            "TF deprecated CollectiveHints for CommunicationOptions: use "
+            "tapejax.distribute.experimental.CommunicationOptions"
+        ),
     },
     "experimental": {
         **{
