@@ -367,6 +367,123 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
             "that the tape records them)"
         ),
     },
+    # -- tf.keras (Keras 3's ``_tf_keras`` API) ------------------------------------------
+    "keras": {
+        **{
+            name: (
+                "it is Keras's symbolic-graph machinery, which runs Keras's own tensors, not "
+                "tapejax's: build a functional model with tapejax.keras.Input and "
+                "tapejax.keras.Model(inputs, outputs), or subclass tapejax.keras.Layer or Model"
+            )
+            for name in ("Function", "Operation", "SymbolicScope")
+        },
+        "StatelessScope": (
+            "tapejax.keras runs Keras's layers and optimizers inside StatelessScopes itself, "
+            "with their weights in tapejax Variables; a user's scope would map Keras "
+            "variables that tapejax.keras layers do not expose. Use "
+            "tapejax.functionalize for a pure function of the weights"
+        ),
+        "Variable": (
+            "tapejax.keras layers keep their weights in tapejax Variables: use "
+            "tapejax.Variable, or Layer.add_weight inside a layer"
+        ),
+        **{
+            name: (
+                "Keras's rematerialization wraps Keras's own backend calls, not tapejax ops "
+                "on a tape: use tapejax.recompute_grad"
+            )
+            for name in ("remat", "RematScope")
+        },
+        **{
+            name: (
+                "Keras's quantization rewrites a Keras layer's weights and kernels in place, "
+                "which tapejax.keras's bridged layers (weights in tapejax Variables) do not "
+                "support"
+            )
+            for name in ("Quantizer", "quantizers")
+        },
+        "export": (
+            "Keras's ExportArchive writes a TensorFlow SavedModel and needs TensorFlow's "
+            "graph runtime; save weights with Model.save_weights, or use "
+            "tapejax.saved_model"
+        ),
+        "distribution": (
+            "Keras's JAX distribution API shards Keras's own variables; tapejax.keras "
+            "weights are tapejax Variables, sharded by tapejax.distribute (docs/interop.md)"
+        ),
+        "legacy": (
+            "tf.keras.legacy holds Keras 2's legacy saving format (HDF5 whole models), "
+            "which needs TensorFlow; use Model.save_weights / load_weights"
+        ),
+        "applications": (
+            "keras.applications build Keras functional models from Keras's own layer "
+            "objects, which tapejax.keras does not bridge after the fact; build the "
+            "network from tapejax.keras.layers (weights load with load_weights)"
+        ),
+        "wrappers": (
+            "Keras's scikit-learn wrappers build and fit Keras models of their own, not "
+            "tapejax.keras models"
+        ),
+        "distillation": (
+            "Keras's Distiller is a Keras Model trained by Keras's own trainer, not "
+            "tapejax.keras's: write the distillation loss in a tapejax.keras Model's "
+            "train_step"
+        ),
+    },
+    "keras.losses": {
+        "Reduction": (
+            "tf.keras.losses.Reduction is Keras 2's enum; Keras 3 takes reduction strings "
+            '("sum_over_batch_size", "sum", "mean", "none")'
+        ),
+    },
+    "keras.optimizers": {
+        "LossScaleOptimizer": (
+            "Keras's LossScaleOptimizer wraps a Keras optimizer's own update, which "
+            "tapejax.keras's optimizers run on tapejax Variables; with mixed_float16, "
+            "scale the loss and unscale the gradients yourself"
+        ),
+        "OptimizerMap": (
+            "Keras's OptimizerMap maps Keras variables to Keras optimizers: use "
+            "tapejax.keras.optimizers.MultiOptimizer"
+        ),
+        "legacy": "tf.keras.optimizers.legacy holds Keras 2's optimizers, absent from Keras 3",
+    },
+    "keras.models": {
+        name: (
+            "Keras's whole-model saving (.keras / .h5) does not cover tapejax.keras models; "
+            "use Model.save_weights / load_weights (docs/keras.md)"
+        )
+        for name in ("clone_model", "load_model", "model_from_json", "save_model")
+    },
+    "keras.layers": {
+        **{
+            name: (
+                "it wraps another framework's objects (a TF SavedModel, a PyTorch module, a "
+                "Flax or JAX function), not bridged: use tapejax.lift for JAX code"
+            )
+            for name in ("TFSMLayer", "TorchModuleWrapper", "FlaxLayer", "JaxLayer")
+        },
+        "Wrapper": (
+            "Keras's Wrapper base class wraps Keras layers; subclass tapejax.keras.Layer "
+            "and hold the bridged layer as an attribute"
+        ),
+        **{
+            name: (
+                "they (de)serialize Keras's own layer objects: use a bridged layer's "
+                "get_config and its class's from_config"
+            )
+            for name in ("serialize", "deserialize")
+        },
+        **{
+            name: (
+                "it is one of Keras 2's layers that tf.keras keeps, written with TensorFlow "
+                "ops (keras.src.legacy), which do not run on JAX: use RandomZoom or "
+                "Resizing, or ReLU(threshold=...)"
+            )
+            for name in ("RandomHeight", "RandomWidth", "ThresholdedReLU")
+        },
+    },
+    # -- end of tf.keras -----------------------------------------------------------------
 }
 
 

@@ -72,3 +72,7 @@ __all__ = sorted(
         "subtract",
     ]
 )
+
+from tapejax._src.not_provided import attribute_hook as _attribute_hook  # noqa: E402
+
+__getattr__ = _attribute_hook(__name__, "keras.layers")

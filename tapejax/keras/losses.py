@@ -8,10 +8,15 @@ from ._backend import keras as _keras
 from ._wrappers import Loss, namespace, wrap_object
 
 _MODULE = "tapejax.keras.losses"
-_NAMES = namespace(_keras.losses, _MODULE, "differentiable", skip=frozenset({"Loss"}))
+# tf.keras.losses is Keras's ``_tf_keras`` API: Keras 3's losses plus the short aliases
+# (``mse``, ``KLD``, ...). Its ``Reduction`` is Keras 2's enum: pass reduction strings.
+_NAMES = namespace(
+    _keras._tf_keras.keras.losses,
+    _MODULE,
+    "differentiable",
+    skip=frozenset({"Loss", "Reduction"}),
+)
 globals().update(_NAMES)
-Reduction = None  # Keras 3 has no Reduction enum: pass reduction strings
-del Reduction
 
 
 def get(identifier):
@@ -33,3 +38,7 @@ def deserialize(config, custom_objects=None):
 
 
 __all__ = sorted(list(_NAMES) + ["Loss", "deserialize", "get", "serialize"])
+
+from tapejax._src.not_provided import attribute_hook as _attribute_hook  # noqa: E402
+
+__getattr__ = _attribute_hook(__name__, "keras.losses")

@@ -8,8 +8,18 @@ from ._backend import keras as _keras
 from ._wrappers import namespace, wrap_object
 
 _MODULE = "tapejax.keras.metrics"
-_NAMES = namespace(_keras.metrics, _MODULE, "metric", base=_keras.metrics.Metric)
+# tf.keras.metrics is Keras's ``_tf_keras`` API: Keras 3's metrics plus the short aliases.
+_NAMES = namespace(
+    _keras._tf_keras.keras.metrics,
+    _MODULE,
+    "metric",
+    base=_keras.metrics.Metric,
+    skip=frozenset({"Metric"}),
+)
 globals().update(_NAMES)
+# The base class is Keras's own: a subclass's ``update_state`` and ``result`` run on the
+# arrays ``compile``/``fit`` hand Keras's metrics (tapejax ops take them too).
+Metric = _keras.metrics.Metric
 
 
 def get(identifier):
@@ -30,4 +40,4 @@ def deserialize(config, custom_objects=None):
     return get(_keras.metrics.deserialize(config, custom_objects=custom_objects))
 
 
-__all__ = sorted(list(_NAMES) + ["deserialize", "get", "serialize"])
+__all__ = sorted(list(_NAMES) + ["Metric", "deserialize", "get", "serialize"])

@@ -45,3 +45,7 @@ def deserialize(config, custom_objects=None):
 
 
 __all__ = sorted(_BRIDGED + ["Optimizer", "deserialize", "get", "schedules", "serialize"])
+
+from tapejax._src.not_provided import attribute_hook as _attribute_hook  # noqa: E402
+
+__getattr__ = _attribute_hook(__name__, "keras.optimizers")
