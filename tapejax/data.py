@@ -12,10 +12,13 @@ from tapejax._src.data.options import Options, ThreadingOptions
 from tapejax._src.data.structure import INFINITE as INFINITE_CARDINALITY
 from tapejax._src.data.structure import UNKNOWN as UNKNOWN_CARDINALITY
 from tapejax._src.data.structure import DatasetSpec
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
 
 # tapejax.data is a module, not a package: registered so that ``import
 # tapejax.data.experimental`` works as with TF's submodule.
 _sys.modules[f"{__name__}.experimental"] = experimental
+
+__getattr__ = _attribute_hook("tapejax.data", "data")
 
 __all__ = [
     "AUTOTUNE",

@@ -54,6 +54,7 @@ from tapejax._src.data.options import (
 )
 from tapejax._src.data.structure import INFINITE as INFINITE_CARDINALITY
 from tapejax._src.data.structure import UNKNOWN as UNKNOWN_CARDINALITY
+from tapejax._src.not_provided import attribute_hook as _attribute_hook
 from tapejax._src.optional import Optional
 
 
@@ -62,7 +63,20 @@ def Counter(start=0, step=1, dtype=_dtypes.int64):  # noqa: N802 - TF's name
     return Dataset.counter(start, step, dtype)
 
 
+def RandomDataset(seed=None, rerandomize_each_iteration=None, name=None):  # noqa: N802
+    """``tf.data.experimental.RandomDataset``: ``tapejax.data.Dataset.random(...)``."""
+    return Dataset.random(seed, rerandomize_each_iteration, name)
+
+
+# ``Dataset.shard``'s "use the auto-shard policy's count" placeholder, as TF's.
+SHARD_HINT = -1
+
+
+__getattr__ = _attribute_hook("tapejax.data.experimental", "data.experimental")
+
 __all__ = [
+    "RandomDataset",
+    "SHARD_HINT",
     "AUTOTUNE",
     "AutoShardPolicy",
     "AutotuneAlgorithm",

@@ -608,3 +608,9 @@ def test_experimental_names_and_signatures_are_tfs():
             assert list(inspect.signature(ours).parameters) == list(
                 inspect.signature(theirs).parameters
             ), name
+
+
+def test_random_dataset_is_dataset_random_and_shard_hint_is_tfs():
+    got = [int(x) for x in tapejax.data.experimental.RandomDataset(seed=7).take(3)]
+    assert got == [int(x) for x in tensorflow.data.experimental.RandomDataset(seed=7).take(3)]
+    assert tapejax.data.experimental.SHARD_HINT == tensorflow.data.experimental.SHARD_HINT

@@ -49,6 +49,7 @@ NAMESPACES = (
     "train.experimental",  # before "train", as "io.gfile"
     "train",
     "quantization",
+    "data.experimental",  # before "data", as "io.gfile"
     "data",
     "distribute.experimental",  # before "distribute", as "io.gfile"
     "distribute",

@@ -289,6 +289,40 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
             "ShardingCallback",
         )
     },
+    "data": {
+        "FixedLengthRecordDataset": _STRINGS,
+        "TFRecordDataset": _STRINGS,
+        "TextLineDataset": _STRINGS,
+    },
+    "data.experimental": {
+        "CsvDataset": _STRINGS,
+        "make_csv_dataset": _STRINGS,
+        "SqlDataset": _STRINGS,
+        "make_batched_features_dataset": _STRINGS,
+        "parse_example_dataset": _STRINGS,
+        "TFRecordWriter": (
+            "tf.data.experimental.TFRecordWriter writes a Dataset of strings, which tapejax "
+            "cannot hold; write the records' bytes from the host with tapejax.io.TFRecordWriter"
+        ),
+        "from_variant": "tapejax has no variant tensors: a Dataset is a Python object here",
+        "to_variant": "tapejax has no variant tensors: a Dataset is a Python object here",
+        "DatasetInitializer": (
+            "tapejax does not provide tf.data.experimental.DatasetInitializer: build the "
+            "table with tapejax.data.experimental.table_from_dataset"
+        ),
+        "ServiceOptions": _TF_RUNTIME,
+        "service": _TF_RUNTIME,
+        "distributed_save": _TF_RUNTIME,
+        "get_model_proto": _PROTOS,
+        "make_saveable_from_iterator": (
+            "it makes a TF 1 saveable for tf.compat.v1.train.Saver, which tapejax does not "
+            "provide (tapejax.train.Checkpoint saves Variables)"
+        ),
+        "enable_debug_mode": (
+            "tapejax does not provide tf.data.experimental.enable_debug_mode: to debug a "
+            "function a transformation runs, call tapejax.config.run_functions_eagerly(True)"
+        ),
+    },
     "lookup": {
         "TextFileIndex": _STRINGS,
         "TextFileInitializer": _STRINGS,
