@@ -390,6 +390,11 @@ CASES = [
     fixed(
         "math.cumprod", lambda dt: (np.array([2.0, 0.0, 3.0, 0.0, 4.0], dt),), {"exclusive": True}
     ),
+    fixed(
+        "math.cumprod",
+        lambda dt: (np.zeros((0, 3), dt),),
+        {"axis": 0, "exclusive": True, "reverse": True},
+    ),
     # -- top_k and in_top_k
     Case(
         "math.top_k",

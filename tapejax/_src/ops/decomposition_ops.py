@@ -9,7 +9,9 @@ Derivatives are JAX's except where TF's registered gradient differs, each marked
 triangle (eigh) of the gradient; degenerate eigenvalues and singular values give TF's finite
 "Lorentz-broadened" terms, not NaN; ``qr`` and ``svd`` raise TF's ``NotImplementedError`` for the
 shapes TF's gradients refuse, and support the wide and ``|m - n| == 1`` shapes that JAX's do
-not. Must never give NaN gradients at degenerate spectra where TF's are finite.
+not. Must never give NaN gradients at degenerate spectra where TF's are finite, to first or
+second order (the broadening's reciprocal has TF's gradient, and ``svd`` without vectors is
+differentiated through a second SVD's vectors, as TF's).
 """
 
 from __future__ import annotations
@@ -31,10 +33,25 @@ def _diag_matrix(v):
     return v[..., None] * jnp.eye(v.shape[-1], dtype=v.dtype)
 
 
+@jax.custom_jvp
+def _tf_reciprocal(x):
+    return jnp.reciprocal(x)
+
+
+@_tf_reciprocal.defjvp
+def _tf_reciprocal_jvp(primals, tangents):
+    # TF's ReciprocalGrad kernel, -(t * y) * y: 0 for a zero tangent even where y * y
+    # overflows (y = 1e20 at TF's broadening epsilon), where JAX's -t / x**2 is 0 * inf.
+    (x,), (t,) = primals, tangents
+    y = _tf_reciprocal(x)
+    return y, -(t * y) * y
+
+
 def _safe_reciprocal(x, epsilon=1e-20):
     # TF's _SafeReciprocal ("Lorentz broadening"): 0 where x is 0, so degenerate spectra
-    # give finite gradients.
-    return x * jnp.reciprocal(x * x + epsilon)
+    # give finite gradients; and, with TF's Reciprocal gradient, finite second derivatives
+    # (the spectral gaps' zero diagonal differentiates to NaN with JAX's).
+    return x * _tf_reciprocal(x * x + epsilon)
 
 
 def _spectral_gaps(w):
@@ -175,7 +192,25 @@ def _svd_fn(a, *, full_matrices):
 
 
 _svd_op = Op("Svd", _wide(_svd_fn), multiple_outputs=True)
-_svd_values_op = Op("Svd", _wide(lambda a: jnp.linalg.svd(a, compute_uv=False)))
+
+
+@jax.custom_jvp
+def _svd_values(a):
+    return jnp.linalg.svd(a, compute_uv=False)
+
+
+@_svd_values.defjvp
+def _svd_values_jvp(primals, tangents):
+    # TF's _SvdGrad without compute_uv: u diag(grad) v^H with u and v from a second,
+    # differentiable SVD, so the second derivative is that of u and v (finite at repeated
+    # singular values, where JAX's rule for the values alone is NaN).
+    (a,), (da,) = primals, tangents
+    _, u, v = _svd_uv(a, False)
+    ds = jnp.real(_diag_of(jnp.matmul(jnp.matmul(_H(u), da), v)))
+    return _svd_values(a), ds
+
+
+_svd_values_op = Op("Svd", _wide(_svd_values))
 
 
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):

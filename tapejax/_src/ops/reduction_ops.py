@@ -3,12 +3,15 @@ and cumulative scans (``cumsum``, ``cumprod``, ``cumulative_logsumexp``), with T
 rules, dtypes and errors. (``top_k`` and its kin are in ``top_k_ops``.)
 
 ``cumprod``'s gradient is TF's (``div_no_nan`` by the input: 0 where an input is 0), as
-a ``jax.custom_jvp``; the others are JAX's derivatives, which equal TF's.
+a ``jax.custom_jvp``; so is ``reduce_prod``'s, written as TF's ``_ProdGrad`` with those
+cumprods, so that its second derivative is TF's too (0, not the exact value, where two
+inputs are 0). The others are JAX's derivatives, which equal TF's.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 import jax
 import jax.numpy as jnp
@@ -119,7 +122,46 @@ def _extreme_fn(reducer, largest: bool):
 tf_max = _extreme_fn(jnp.max, True)
 reduce_max = _reduction("Max", tf_max, "fiu")
 reduce_min = _reduction("Min", _extreme_fn(jnp.min, False), "fiu")
-reduce_prod = _reduction("Prod", _same_dtype(jnp.prod))
+
+
+def _prod_of_others(x, axis):
+    """TF's ``_ProdGrad`` factor: for each element, the product of the others it is reduced
+    with, as TF writes it (reduced axes first, in ``axis``'s order, flattened into one, and
+    the product of the exclusive cumprods from either end), so that its derivative is TF's
+    second derivative: ``cumprod``'s TF gradient (0 at an input that is 0), and TF's
+    overflow and rounding."""
+    n = x.ndim
+    reduced = list(range(n)) if axis is None else list(axis)
+    other = [i for i in range(n) if i not in reduced]
+    perm = reduced + other
+    permuted = jnp.transpose(x, perm)
+    rows = math.prod(x.shape[a] for a in reduced)
+    flat = jnp.reshape(permuted, (rows, math.prod(x.shape[a] for a in other)))
+    left = _float_cumprod(flat, 0, True, False)
+    right = _float_cumprod(flat, 0, True, True)
+    return jnp.transpose(jnp.reshape(left * right, permuted.shape), np.argsort(perm))
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2))
+def _float_prod(x, axis, keepdims):
+    return jnp.prod(x, axis=axis, keepdims=keepdims)
+
+
+@_float_prod.defjvp
+def _float_prod_jvp(axis, keepdims, primals, tangents):
+    # Transposed, the tangent is TF's grad * (product of the others), broadcast.
+    (x,), (t,) = primals, tangents
+    others = _prod_of_others(x, axis)
+    return _float_prod(x, axis, keepdims), jnp.sum(t * others, axis=axis, keepdims=keepdims)
+
+
+def _prod_fn(x, *, axis, keepdims):
+    if x.dtype.kind == "f" or x.dtype == dtypes.bfloat16._np:
+        return _float_prod(x, axis, keepdims)
+    return _same_dtype(jnp.prod)(x, axis=axis, keepdims=keepdims)
+
+
+reduce_prod = _reduction("Prod", _prod_fn)
 reduce_any = _reduction(
     "Any", lambda x, *, axis, keepdims: jnp.any(x, axis=axis, keepdims=keepdims), "b", False
 )
@@ -338,7 +380,7 @@ def _shifted(out, axis: int, reverse: bool, fill):
     n = out.shape[axis]
     pad = jnp.full_like(jax.lax.slice_in_dim(out, 0, min(n, 1), axis=axis), fill)
     if reverse:
-        return jnp.concatenate([jax.lax.slice_in_dim(out, 1, n, axis=axis), pad], axis=axis)
+        return jnp.concatenate([jax.lax.slice_in_dim(out, min(n, 1), n, axis=axis), pad], axis=axis)
     return jnp.concatenate([pad, jax.lax.slice_in_dim(out, 0, max(n - 1, 0), axis=axis)], axis=axis)
 
 

@@ -7,8 +7,10 @@ Made with ``math_ops``' elementwise factories, as every elementwise op. Derivati
 JAX's, except where TF's registered gradient, or its own derivative (the second
 derivative), is not (``acosh`` for a complex input, ``bessel_i1`` at 0, ``atanh`` at +-1,
 ``asinh`` where ``cosh`` overflows): there a ``jax.custom_jvp`` carries TF's formula. An input TF
-registers no gradient for (``polygamma``'s order, ``zeta``'s ``x``, ``betainc``'s ``a``
-and ``b``) is cut from tapes, so they return ``None`` for it. The ``tf.math.special``
+registers no gradient for gets ``None``: ``polygamma``'s order is cut from tapes; ``zeta``'s
+``x`` and ``betainc``'s ``a`` and ``b`` are the op's ``none_inputs``, and stay on tapes,
+since the other inputs' gradients read them (TF's second derivatives through them are not
+None). The ``tf.math.special``
 functions JAX lacks are TF's own kernels, ported in ``special_kernels``; each carries
 TF's registered gradient through a ``jax.custom_jvp``.
 """
@@ -33,7 +35,7 @@ from ._helpers import (
     tf_type_name,
     to_tensor,
 )
-from .division_ops import _safe, _xlog1py, _xlogy
+from .division_ops import _xlog1py, _xlogy
 from .math_ops import _F_NAMES, _FC_NAMES, FLOAT, _binary, _unary, subtract
 
 # -- trigonometric, hyperbolic and special functions ----------------------------------------
@@ -177,9 +179,11 @@ def _bessel_i1(x):
 @_bessel_i1.defjvp
 def _bessel_i1_jvp(primals, tangents):
     # TF's _BesselI1Grad: i0(x) - i1(x) / x, and 1 (sic: the derivative is 0.5) at x == 0.
+    # The division is unguarded, as TF's: the branch not taken at 0 still has 0 / 0 in its
+    # derivative, so the second derivative at 0 is TF's NaN.
     (x,), (t,) = primals, tangents
     y = _bessel_i1(x)
-    d = jnp.where(x == 0, jnp.ones_like(x), _bessel_i0(x) - y / _safe(x))
+    d = jnp.where(x == 0, jnp.ones_like(x), _bessel_i0(x) - y / x)
     return y, t * d
 
 
@@ -284,9 +288,19 @@ def _tf_zeta(x, q):
 
 @_tf_zeta.defjvp
 def _tf_zeta_jvp(primals, tangents):
-    # TF's _ZetaGrad: -x zeta(x + 1, q) for q; none for x (cut from tapes by zeta()).
+    # TF's _ZetaGrad: -x zeta(x + 1, q) for q; none for x (``_zeta_fn.none_inputs``). x
+    # stays on tapes: q's gradient reads it, so TF's second derivative w.r.t. x is
+    # -zeta(x + 1, q) times the upstream.
     (x, q), (_, tq) = primals, tangents
     return _tf_zeta(x, q), tq * (-x * _tf_zeta(x + 1, q))
+
+
+def _zeta_fn(x, q):
+    return _tf_zeta(x, q)
+
+
+# The gradient w.r.t. x is None (TF registers none), not the zeros of the JVP above.
+_zeta_fn.none_inputs = (0,)
 
 
 @jax.custom_jvp
@@ -307,7 +321,7 @@ def _tf_polygamma_jvp(primals, tangents):
 
 
 _polygamma = _binary("Polygamma", _tf_polygamma, "f")
-_zeta = _binary("Zeta", _tf_zeta, "f")
+_zeta = _binary("Zeta", _zeta_fn, "f")
 # TF's NextAfter gradient: 1 for x1, 0 for x2.
 _nextafter = _binary(
     "NextAfter",
@@ -341,7 +355,7 @@ def polygamma(a, x, name=None):
 def zeta(x, q, name=None):
     """The Hurwitz zeta function (``tf.math.zeta``); the gradient w.r.t. ``x`` is None, as TF."""
     x, q = binary_operands(x, q, "Zeta")
-    return _zeta(_unconnected(x), q)
+    return _zeta(x, q)
 
 
 def nextafter(x1, x2, name=None):
@@ -370,14 +384,22 @@ def _tf_betainc(a, b, x):
 def _tf_betainc_jvp(primals, tangents):
     # TF's _BetaincGrad for x, in log space with TF's xlog1py and xlogy (0 for a 0 factor,
     # even times log(0) or NaN: finite at x = 0 and 1 when a or b is 1, where JAX's
-    # derivative is NaN); none for a and b (cut from tapes by betainc()).
+    # derivative is NaN); none for a and b (``_betainc_fn.none_inputs``). a and b stay on
+    # tapes: x's gradient reads them (through TF's Lgamma, whose gradient is TF's
+    # digamma), so TF's second derivative w.r.t. them is not None.
     (a, b, x), (_, _, tx) = primals, tangents
-    log_beta = jax.lax.lgamma(a) + jax.lax.lgamma(b) - jax.lax.lgamma(a + b)
+    log_beta = _lgamma(a) + _lgamma(b) - _lgamma(a + b)
     partial = jnp.exp(_xlog1py(b - 1, -x) + _xlogy(a - 1, x) - log_beta)
     return _tf_betainc(a, b, x), tx * partial
 
 
-_betainc_op = Op("Betainc", _tf_betainc)
+def _betainc_fn(a, b, x):
+    return _tf_betainc(a, b, x)
+
+
+# The gradients w.r.t. a and b are None (TF registers none), not the zeros of the JVP.
+_betainc_fn.none_inputs = (0, 1)
+_betainc_op = Op("Betainc", _betainc_fn)
 
 
 def betainc(a, b, x, name=None):
@@ -406,7 +428,7 @@ def betainc(a, b, x, name=None):
                     f"Shapes of {n1} and {n2} are inconsistent: [{','.join(map(str, s1))}] vs. "
                     f"[{','.join(map(str, s2))}] [Op:Betainc]",
                 )
-    return apply(_betainc_op, (_unconnected(a), _unconnected(b), x))
+    return apply(_betainc_op, (a, b, x))
 
 
 def lbeta(x, name=None):
