@@ -15,7 +15,7 @@ from __future__ import annotations
 import jax
 import numpy as np
 
-from . import execution
+from . import dtypes, execution
 from .conversion import convert_to_tensor
 from .errors import InvalidArgumentError
 from .ops._helpers import to_tensor
@@ -153,6 +153,12 @@ def message_prefix(message) -> str:
 def _graph_assert(condition, items: list, summarize) -> None:
     """TF's graph ``Assert``: fails now if everything is known, else at run time."""
     c = to_tensor(condition)
+    if isinstance(condition, Tensor) and c.dtype != dtypes.bool_:
+        # TF's graph op checks its input types when it is built.
+        raise TypeError(
+            f"Input 'condition' of 'Assert' Op has type {c.dtype.name} that does not match "
+            "expected type of bool."
+        )
     if c._v.shape != ():
         raise InvalidArgumentError(
             None,

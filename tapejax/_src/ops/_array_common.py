@@ -65,6 +65,13 @@ def _ints(
                 f"Value for attr '{attr}' of {tf_type_name(dt)} is not in the list of allowed "
                 f"values: int32, int64 [Op:{op_name}]",
             )
+        if not _concrete(t):
+            raise NotImplementedError(
+                f"tapejax: {op_name or 'this op'} needs the value of an argument given as a "
+                "traced tensor (inside tapejax.function or a JAX transform); XLA programs "
+                "have static shapes, so shapes, axes and other structural arguments must be "
+                "Python values there (ints, lists, tuples, x.shape)."
+            )
         arr = np.asarray(t._value)  # a shape has no gradient: no tape warning
     else:
         arr = np.asarray(value)

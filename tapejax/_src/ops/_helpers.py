@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 
 from .. import dtypes
@@ -304,6 +305,12 @@ def check_broadcast(x, y, op_name: str) -> None:
 def axis_ints(axis) -> list:
     """``axis`` (int, list, tuple, int Tensor) as Python ints; a float is TF's TypeError."""
     if isinstance(axis, Tensor) or getattr(axis, "_is_variable", False):
+        if isinstance(to_tensor(axis)._value, jax.core.Tracer):
+            raise NotImplementedError(
+                "tapejax: an axis given as a traced tensor (inside tapejax.function or a JAX "
+                "transform) has no value to read; XLA programs have static shapes, so axes "
+                "must be Python ints there."
+            )
         arr = np.asarray(axis)
         if arr.dtype.kind not in "iu":
             raise InvalidArgumentError(

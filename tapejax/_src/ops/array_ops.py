@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, execution
 from ..conversion import canonical_np_dtype, convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
@@ -345,6 +345,20 @@ def broadcast_dynamic_shape(shape_x, shape_y):
                 None,
                 f"Incompatible shapes: [{_dims(a)}] vs. [{_dims(b)}] [Op:BroadcastArgs]",
             ) from None
+    else:
+        # TF's kernel checks traced shapes too; the lengths are static, the sizes not.
+        n = max(sx._v.shape[0], sy._v.shape[0])
+        a, b = (
+            jnp.concatenate([jnp.ones(n - t._v.shape[0], t._v.dtype), t._value]) for t in (sx, sy)
+        )
+        execution.runtime_check(
+            jnp.all((a == b) | (a == 1) | (b == 1)),
+            (sx._value, sy._value),
+            lambda a, b: (
+                f"Incompatible shapes: [{_dims(np.asarray(a).tolist())}] vs. "
+                f"[{_dims(np.asarray(b).tolist())}] [Op:BroadcastArgs]"
+            ),
+        )
     return apply(_broadcast_args_op, (sx, sy))
 
 

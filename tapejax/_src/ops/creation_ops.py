@@ -274,7 +274,7 @@ def meshgrid(*args, **kwargs):
     >>> x.shape, y.numpy()[:, 0].tolist()
     (TensorShape([3, 2]), [3, 4, 5])
     """
-    from .array_ops import reshape, size, stack
+    from .array_ops import reshape, stack
 
     indexing = kwargs.pop("indexing", "xy")
     kwargs.pop("name", None)
@@ -290,7 +290,9 @@ def meshgrid(*args, **kwargs):
     s0 = (1,) * ndim
     tensors = [stack(x) if isinstance(x, (list, tuple)) else to_tensor(x) for x in args]
     output = [reshape(x, s0[:i] + (-1,) + s0[i + 1 :]) for i, x in enumerate(tensors)]
-    shapes = [int(size(x)) for x in tensors]
+    # Static sizes: a traced input's size is known from its shape (TF's ``size`` op would
+    # hold a tracer here).
+    shapes = [int(np.prod(x._value.shape)) for x in tensors]
     if indexing == "xy" and ndim > 1:
         output[0] = reshape(output[0], (1, -1) + (1,) * (ndim - 2))
         output[1] = reshape(output[1], (-1, 1) + (1,) * (ndim - 2))
