@@ -17,6 +17,21 @@ tensorflow = pytest.importorskip("tensorflow")
 from opcheck import check_error  # noqa: E402 - the shared op-test harness
 from test_data import check_same_dataset  # noqa: E402
 
+# Compared with TF's by name in loops (test_option_classes_are_tfs, and the cardinality
+# constants in test_data.py's test_cardinality_constants_and_autotune_are_tfs).
+OTHERWISE_TESTED = {
+    f"data.experimental.{name}"
+    for name in (
+        "AutoShardPolicy",
+        "AutotuneAlgorithm",
+        "AutotuneOptions",
+        "DistributeOptions",
+        "ExternalStatePolicy",
+        "ThreadingOptions",
+        "UNKNOWN_CARDINALITY",
+    )
+}
+
 
 @pytest.fixture(autouse=True)
 def _x64(x64):

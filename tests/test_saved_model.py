@@ -228,3 +228,30 @@ def test_keras_model_points_to_keras_format(tmp_path):
     model = keras.Sequential([keras.layers.Dense(2)])
     with pytest.raises(NotImplementedError, match=r'model.save\("x.keras"\)'):
         tf.saved_model.save(model, str(tmp_path))
+
+
+_CONSTANTS = (
+    "CLASSIFY_INPUTS",
+    "CLASSIFY_METHOD_NAME",
+    "CLASSIFY_OUTPUT_CLASSES",
+    "CLASSIFY_OUTPUT_SCORES",
+    "GPU",
+    "PREDICT_INPUTS",
+    "PREDICT_METHOD_NAME",
+    "PREDICT_OUTPUTS",
+    "REGRESS_INPUTS",
+    "REGRESS_METHOD_NAME",
+    "REGRESS_OUTPUTS",
+    "TPU",
+    "TRAINING",
+)
+OTHERWISE_TESTED = {f"saved_model.{name}" for name in _CONSTANTS}
+
+
+def test_signature_and_tag_constants_are_tfs():
+    tf_ = pytest.importorskip("tensorflow")
+    for name in _CONSTANTS:
+        assert getattr(tf.saved_model, name) == getattr(tf_.saved_model, name), name
+    # The names of TF's file layout are absent, with the reason.
+    with pytest.raises(NotImplementedError, match="SavedModel format"):
+        tf.saved_model.SAVED_MODEL_FILENAME_PB  # noqa: B018
