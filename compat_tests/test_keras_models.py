@@ -506,4 +506,105 @@ def case_dict_of_losses_with_unknown_output_name_raises(tf):
     model.fit(_X[:8], [_REG[:8], _Y[:8]], verbose=0)
 
 
+def _subclasses(tf, loss_base, metric_base):
+    class ScaledSquare(loss_base):
+        def __init__(self, scale=0.5, name="scaled_square", **kwargs):
+            super().__init__(name=name, **kwargs)
+            self.scale = scale
+
+        def call(self, y_true, y_pred):
+            return self.scale * tf.reduce_mean(tf.square(y_true - y_pred), axis=-1)
+
+    class MeanAbsMax(metric_base):
+        """The mean over samples of the largest absolute error of each."""
+
+        def __init__(self, name="mean_abs_max", **kwargs):
+            super().__init__(name=name, **kwargs)
+            self.total = self.add_variable(shape=(), initializer="zeros", name="total")
+            self.count = self.add_variable(shape=(), initializer="zeros", name="count")
+
+        def update_state(self, y_true, y_pred, sample_weight=None):
+            err = tf.reduce_max(tf.abs(tf.cast(y_true, "float32") - y_pred), axis=-1)
+            self.total.assign_add(tf.reduce_sum(err))
+            self.count.assign_add(tf.cast(tf.shape(err)[0], "float32"))
+
+        def result(self):
+            return self.total / self.count
+
+        def reset_state(self):
+            self.total.assign(0.0)
+            self.count.assign(0.0)
+
+    return ScaledSquare, MeanAbsMax
+
+
+def _fit_with_subclasses(tf, loss_base, metric_base):
+    ScaledSquare, MeanAbsMax = _subclasses(tf, loss_base, metric_base)
+    L = tf.keras.layers
+    model = tf.keras.Sequential([tf.keras.Input((4,)), L.Dense(5, activation="tanh"), L.Dense(2)])
+    _init(model)
+    y = np.stack([_X[:, 0] - _X[:, 1], _X[:, 2] * 0.5], axis=1)
+    model.compile(
+        optimizer=tf.keras.optimizers.SGD(0.1), loss=ScaledSquare(), metrics=[MeanAbsMax()]
+    )
+    history = model.fit(
+        _X[:32],
+        y[:32],
+        batch_size=8,
+        epochs=2,
+        shuffle=False,
+        verbose=0,
+        validation_data=(_X[32:], y[32:]),
+    )
+    return {
+        "history": {k: history.history[k] for k in sorted(history.history)},
+        "evaluate": model.evaluate(_X, y, batch_size=16, verbose=0, return_dict=True),
+        "weights": model.get_weights(),
+    }
+
+
+@keras_case(**TOL)
+def case_loss_and_metric_subclasses_in_compile_fit_evaluate(tf):
+    """``tf.keras.Loss``/``tf.keras.Metric`` subclasses written with TF ops, in ``compile``."""
+    return _fit_with_subclasses(tf, tf.keras.Loss, tf.keras.Metric)
+
+
+@keras_case(**TOL)
+def case_losses_loss_and_metrics_metric_subclasses_in_fit(tf):
+    return _fit_with_subclasses(tf, tf.keras.losses.Loss, tf.keras.metrics.Metric)
+
+
+@keras_case(**TOL)
+def case_loss_subclass_under_a_gradient_tape(tf):
+    ScaledSquare, _ = _subclasses(tf, tf.keras.losses.Loss, tf.keras.metrics.Metric)
+    w = tf.Variable(_X[:3, :2])
+    x = tf.constant(_X[:6, 2:])
+    weights = tf.constant([1.0, 0.0, 2.0, 1.0, 0.5, 1.0])
+    out = {}
+    for reduction in ("sum_over_batch_size", "sum", "mean", "none"):
+        loss_fn = ScaledSquare(reduction=reduction)
+        with tf.GradientTape() as tape:
+            loss = loss_fn(_X[:6, :2], tf.matmul(x, w[:2]), sample_weight=weights)
+        out[reduction] = (loss, tape.gradient(loss, w))
+    return out
+
+
+@keras_case(**TOL)
+def case_metric_subclass_update_state_and_result_eagerly(tf):
+    _, MeanAbsMax = _subclasses(tf, tf.keras.Loss, tf.keras.Metric)
+    metric = MeanAbsMax()
+    metric.update_state(tf.constant(_X[:4, :2]), tf.constant(_X[4:8, :2]))
+    first = metric.result()
+    metric.update_state(tf.constant(_X[8:10, :2]), tf.constant(_X[10:12, :2]))
+    second = metric.result()
+    metric.reset_state()
+    metric.update_state(tf.constant(_X[:1, :2]), tf.constant(_X[1:2, :2]))
+    return {
+        "first": first,
+        "second": second,
+        "after_reset": metric.result(),
+        "variables": [tf.identity(v) for v in metric.variables],
+    }
+
+
 test_matches_tensorflow = harness.compat_test(globals())

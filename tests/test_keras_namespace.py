@@ -220,3 +220,36 @@ def test_backend_is_keras_3s_and_keras_2_functions_say_why_not():
     assert keras.backend.floatx() == "float32"
     with pytest.raises(NotImplementedError, match="keras.backend.mean .*tapejax.keras.ops"):
         keras.backend.mean  # noqa: B018
+
+
+def test_random_with_seed_none_inside_a_function_raises():
+    @tf.function
+    def draw():
+        return keras.random.uniform((2,), seed=None)
+
+    with pytest.raises(NotImplementedError, match="needs an int seed"):
+        draw()
+
+
+def test_metrics_metric_is_keras_own_and_loss_scale_optimizer_is_bridged():
+    import keras as real
+
+    assert keras.metrics.Metric is real.metrics.Metric
+    opt = keras.optimizers.LossScaleOptimizer(keras.optimizers.SGD(0.5), initial_scale=4.0)
+    assert isinstance(opt.keras_optimizer, real.optimizers.LossScaleOptimizer)
+    v = tf.Variable([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        scaled = opt.scale_loss(tf.reduce_sum(v * v))
+    opt.apply_gradients(zip(tape.gradient(scaled, [v]), [v]))
+    np.testing.assert_allclose(scaled.numpy(), 20.0)
+    np.testing.assert_allclose(v.numpy(), [0.0, 0.0])
+
+
+def test_loss_scale_optimizer_on_other_variables_than_it_was_built_on_raises():
+    opt = keras.optimizers.LossScaleOptimizer(keras.optimizers.SGD(0.5), initial_scale=1.0)
+    a, b = tf.Variable([1.0]), tf.Variable([2.0])
+    opt.apply_gradients([(tf.constant([1.0]), a), (tf.constant([1.0]), b)])
+    opt.apply_gradients([(tf.constant([1.0]), b), (tf.constant([1.0]), a)])  # reordered
+    np.testing.assert_allclose([a.numpy()[0], b.numpy()[0]], [0.0, 1.0])
+    with pytest.raises(NotImplementedError, match="variables it was built on"):
+        opt.apply_gradients([(tf.constant([1.0]), a)])

@@ -471,11 +471,6 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
         ),
     },
     "keras.optimizers": {
-        "LossScaleOptimizer": (
-            "Keras's LossScaleOptimizer wraps a Keras optimizer's own update, which "
-            "tapejax.keras's optimizers run on tapejax Variables; with mixed_float16, "
-            "scale the loss and unscale the gradients yourself"
-        ),
         "OptimizerMap": (
             "Keras's OptimizerMap maps Keras variables to Keras optimizers: use "
             "tapejax.keras.optimizers.MultiOptimizer"

@@ -108,6 +108,11 @@ class Layer(Module):
         object.__setattr__(self, "_trainable", bool(trainable))
         object.__setattr__(self, "built", False)
         self._dtype = "float32" if dtype is None else keras.backend.standardize_dtype(dtype)
+        # As Keras's layers: without a dtype, the global policy when the layer is made
+        # (``compile`` wraps a mixed_float16 model's optimizer in loss scaling).
+        object.__setattr__(
+            self, "_dtype_policy", keras.config.dtype_policy() if dtype is None else None
+        )
         if name is None:
             name = _naming.auto_name(type(self).__name__)
         Module.__init__(self, name)
@@ -186,6 +191,12 @@ class Layer(Module):
     @property
     def dtype(self) -> str:
         return self._dtype
+
+    @property
+    def dtype_policy(self):
+        """Keras's ``DTypePolicy`` of the layer: the global one when it was made, or its
+        ``dtype``'s."""
+        return self._dtype_policy or keras.dtype_policies.get(self._dtype)
 
     @property
     def layers(self) -> list:

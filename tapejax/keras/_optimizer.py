@@ -177,6 +177,28 @@ class Optimizer:
             v._val = o._v
         return True
 
+    def scale_loss(self, loss):
+        """The loss times the loss scale (Keras's ``scale_loss``), as a recorded op.
+
+        A ``LossScaleOptimizer`` multiplies by its current ``dynamic_scale`` (its
+        ``initial_scale`` before it is built); another optimizer by its
+        ``loss_scale_factor``, or returns ``loss`` unchanged when that is ``None``.
+        """
+        import tapejax as tf
+
+        opt = self._keras
+        if isinstance(opt, keras.optimizers.LossScaleOptimizer):
+            scale = tape_variable(opt.dynamic_scale) if opt.built else opt.initial_scale
+        elif opt.loss_scale_factor is not None:
+            scale = opt.loss_scale_factor
+        else:
+            return loss
+        loss = tf.convert_to_tensor(loss)
+        # Keras multiplies with its type promotion: a float16 loss times the float32
+        # scale is float32.
+        dtype = keras.backend.result_type(loss.dtype.name, "float32")
+        return tf.cast(loss, dtype) * tf.cast(scale, dtype)
+
     def minimize(self, loss, var_list, tape=None):
         """Computes gradients of ``loss`` for ``var_list`` and applies them (TF Keras 2's).
 
@@ -251,6 +273,9 @@ def _as_array(g):
 def _jitted_update(opt, kvars):
     """Keras's ``apply`` for exactly ``kvars``, as one pure jitted function of values."""
 
+    if isinstance(opt, keras.optimizers.LossScaleOptimizer):
+        return _jitted_loss_scale_update(opt, kvars)
+
     def update(state_values, grads, var_values):
         mapping = list(zip(kvars, var_values)) + list(zip(opt.variables, state_values))
         with recorder.only(()), keras.StatelessScope(state_mapping=mapping) as scope:
@@ -258,6 +283,30 @@ def _jitted_update(opt, kvars):
         new_vars = [scope.get_current_value(v) for v in kvars]
         new_state = [scope.get_current_value(v) for v in opt.variables]
         return new_vars, new_state
+
+    return jax.jit(update)
+
+
+def _jitted_loss_scale_update(opt, kvars):
+    """``LossScaleOptimizer``'s update, through Keras's ``stateless_apply``: its ``apply``
+    assigns variables inside ``ops.cond`` branches, which on JAX leaks the branches'
+    tracers. ``stateless_apply`` takes the variables it was built on, in their order."""
+    built = list(opt._trainable_variables)
+    index = {id(v): i for i, v in enumerate(kvars)}
+    if sorted(index) != sorted(id(v) for v in built):
+        raise NotImplementedError(
+            "tapejax.keras.optimizers.LossScaleOptimizer applies gradients to the variables "
+            "it was built on, all of them: build a LossScaleOptimizer per variable list"
+        )
+    order = [index[id(v)] for v in built]
+    position = {i: k for k, i in enumerate(order)}
+
+    def update(state_values, grads, var_values):
+        with recorder.only(()):
+            new_built, new_state = opt.stateless_apply(
+                list(state_values), [grads[i] for i in order], [var_values[i] for i in order]
+            )
+        return [new_built[position[i]] for i in range(len(kvars))], list(new_state)
 
     return jax.jit(update)
 

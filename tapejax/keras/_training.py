@@ -101,6 +101,17 @@ class Trainer:
             optimizer = wrap_optimizer(
                 keras.optimizers.get(getattr(optimizer, "_keras_object", optimizer))
             )
+        if (
+            auto_scale_loss
+            and self.dtype_policy.name == "mixed_float16"
+            and not isinstance(optimizer.keras_optimizer, keras.optimizers.LossScaleOptimizer)
+        ):
+            # As Keras's compile: float16 gradients need loss scaling.
+            optimizer = wrap_optimizer(
+                keras.optimizers.LossScaleOptimizer(
+                    optimizer.keras_optimizer, name="loss_scale_optimizer"
+                )
+            )
         self.optimizer = optimizer
         output_names = getattr(self, "output_names", None)
         # Keras's own CompileLoss resolves the losses' structure (one loss, a list, a dict
@@ -209,10 +220,11 @@ class Trainer:
             with GradientTape() as tape:
                 y_pred = self(x, training=True)
                 loss = self.compute_loss(x, y, y_pred, sample_weight, training=True)
+                scaled_loss = self.optimizer.scale_loss(loss)
         finally:
             self._loss_parts = None
         variables = self.trainable_variables
-        grads = tape.gradient(loss, variables)
+        grads = tape.gradient(scaled_loss, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
         return loss, y_pred, parts
 

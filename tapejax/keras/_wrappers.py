@@ -210,8 +210,10 @@ class Loss:
     def __call__(self, y_true, y_pred, sample_weight=None):
         import tapejax as tf
 
-        y_pred = tf.convert_to_tensor(y_pred)
-        y_true = tf.cast(tf.convert_to_tensor(y_true), y_pred.dtype)
+        # As Keras's Loss: both converted to the loss's dtype (float32 under a mixed
+        # policy), so a float16 prediction is compared in float32.
+        y_pred = tf.cast(tf.convert_to_tensor(y_pred), self.dtype)
+        y_true = tf.cast(tf.convert_to_tensor(y_true), self.dtype)
         losses = tf.cast(self.call(y_true, y_pred), self.dtype)
         if sample_weight is not None:
             losses = losses * tf.cast(sample_weight, losses.dtype)

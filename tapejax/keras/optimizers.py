@@ -9,7 +9,7 @@ from ._optimizer import Optimizer, optimizer_class, wrap_optimizer
 
 schedules = _keras.optimizers.schedules
 
-_LEFT_OUT = frozenset({"Optimizer", "LossScaleOptimizer"})
+_LEFT_OUT = frozenset({"Optimizer"})
 
 
 def _bridge_all() -> list:
