@@ -163,6 +163,8 @@ KNOWN: dict[tuple[str, str], str] = {
     ("ones", "iedge"): _DATA_SHAPE,
     ("zeros", "iedge"): _DATA_SHAPE,
     ("math.bincount", "iedge"): _SEGMENT,
+    ("nn.embedding_lookup", "izero2"): "Array ops: `gather` and `nn.embedding_lookup` with "
+    "traced indices",
 }
 
 
