@@ -45,9 +45,13 @@ def _activation(tf_name: str, fn, kinds: str):
 
 
 relu = _activation("Relu", jax.nn.relu, "fiu")
-# jax.nn.relu6 returns floats for ints; TF keeps the dtype.
+# jax.nn.relu6 returns floats for ints; TF keeps the dtype. bfloat16's NumPy kind is "V",
+# not "f": it must take jax.nn.relu6 too, whose derivative is TF's Relu6Grad (0 at 0 and 6;
+# jnp.clip's is 0.5 there).
 relu6 = _activation(
-    "Relu6", lambda x: jax.nn.relu6(x) if x.dtype.kind == "f" else jnp.clip(x, 0, 6), "fiu"
+    "Relu6",
+    lambda x: jax.nn.relu6(x) if jnp.issubdtype(x.dtype, jnp.floating) else jnp.clip(x, 0, 6),
+    "fiu",
 )
 
 
@@ -226,7 +230,9 @@ def leaky_relu(features, alpha=0.2, name=None):
     if isinstance(alpha, Tensor) or getattr(alpha, "_is_variable", False):
         raise TypeError(f"Expected float for argument 'alpha' not {alpha!r}.")
     require(x, "f", "LeakyRelu")
-    return apply(_leaky_relu_op, (x,), (("alpha", float(np.asarray(alpha))),))
+    # TF's alpha is a float attr (32 bits): a float64 leaky_relu scales by float32(0.2).
+    alpha = float(np.float32(np.asarray(alpha)))
+    return apply(_leaky_relu_op, (x,), (("alpha", alpha),))
 
 
 _crelu_op = Op("CRelu", lambda x, *, axis: jax.nn.relu(jnp.concatenate([x, -x], axis=axis)))
