@@ -5,7 +5,8 @@ which accumulates in float32; bfloat16 has 8 bits of mantissa, so a sum in bfloa
 off by percents after a few dozen terms. ``relu6``'s kinks and ``l2_normalize`` of zeros
 (whose epsilon underflows to 0 in float16) must have TF's gradients in every float type.
 ``l2_loss``'s gradient is TF's ``x * grad``, finite where ``2 * x`` overflows. float64:
-TF's ``leaky_relu`` takes ``alpha`` as a 32-bit attribute.
+TF's ``leaky_relu`` takes ``alpha`` as a 32-bit attribute, and its ``gelu`` casts a
+float32 constant.
 """
 
 from __future__ import annotations
@@ -117,3 +118,15 @@ def test_bfloat16_l2_loss_gradient_is_x_even_where_2x_overflows():
     ours = _grads(tapejax, lambda lib, x: lib.nn.l2_loss(x), [x], [BF16])[0]
     np.testing.assert_array_equal(ours, theirs)
     assert np.isfinite(ours).all()
+
+
+def test_float64_gelu_and_its_gradient_use_tfs_float32_constant(x64):
+    x = np.array([-2.0, -0.5, 0.5, 1.0, 3.0], np.float64)
+    theirs = _grads(tf_, lambda lib, x: lib.nn.gelu(x), [x], [np.float64])[0]
+    ours = _grads(tapejax, lambda lib, x: lib.nn.gelu(x), [x], [np.float64])[0]
+    np.testing.assert_allclose(ours, theirs, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(
+        np.asarray(tapejax.nn.gelu(tapejax.constant(x))),
+        tf_.nn.gelu(tf_.constant(x)).numpy(),
+        rtol=1e-15,
+    )

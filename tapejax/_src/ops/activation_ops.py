@@ -144,8 +144,13 @@ def log_softmax(logits, axis=None, name=None):
 def _gelu_fn(x, *, approximate):
     if approximate:
         return jax.nn.gelu(x, approximate=True)
-    # TF's exact form, through erfc: no cancellation for large negative x.
-    return 0.5 * x * jax.lax.erfc(-x * jnp.asarray(0.7071067811865476, x.dtype))
+    # TF's exact form, through erfc: no cancellation for large negative x. TF's
+    # cast(0.7071067811865476, dtype) makes a float32 constant first, so a float64 gelu
+    # scales by float32(1 / sqrt(2)) (off by 4e-9 relative), as here.
+    return 0.5 * x * jax.lax.erfc(-x * jnp.asarray(_GELU_SCALE, x.dtype))
+
+
+_GELU_SCALE = np.float32(0.7071067811865476)
 
 
 _gelu_op = Op("Gelu", _gelu_fn)
