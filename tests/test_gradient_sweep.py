@@ -12,9 +12,16 @@ same with complex64 inputs (real and imaginary parts from the same edge values),
 complex64 and float32 outputs (``abs``, ``angle``, ``real``), where TF's gradients are the
 conjugates of JAX's.
 
-An op added to tapejax is swept without a new line here. ``KNOWN`` lists the differences
-kept on purpose, each a row of ``docs/compat.md``; the test fails when one goes away too,
-so that the table stays true.
+Mixed-precision training differentiates in float16 and bfloat16, so a third sweep runs a
+subset of the input sets ("edge", "special", "ties2") in each, where TF's gradient dtype
+is the source's and the values must agree within a few units of the half type's rounding.
+A fourth runs "edge", "special", "zero2" and "tiny64" (+-1e-300, +-1e300, the subnormal
++-1e-310) in float64, under JAX's x64 mode (the ``x64`` fixture). The subsets keep each
+sweep's time near the float32 one's.
+
+An op added to tapejax is swept without a new line here. ``KNOWN`` (``KNOWN_COMPLEX``,
+``KNOWN_HALF``, ``KNOWN_64``) lists the differences kept on purpose, each a row of
+``docs/compat.md``; the test fails when one goes away too, so that the table stays true.
 """
 
 import inspect
@@ -156,6 +163,19 @@ KNOWN_HALF: dict[tuple[str, str, str, int], str] = {
     **{("float16", f"nn.{name}", "ties2", 1): _SILU_BETA for name in ("silu", "swish")},
 }  # fmt: skip
 
+# float64 (JAX's x64 mode): the float32 input sets of the subset plus "tiny64", whose
+# 1e-310 is subnormal (TF's CPU kernels may flush it to zero where XLA keeps it; no op's
+# gradient differs for it) and whose +-1e300 overflow squares.
+_F64_LABELS = ("edge", "special", "zero2", "tiny64")
+_TINY64 = [1e-300, 1e300, 1e-310, -1e-310, -1e-300, -1e300, 0.0, 1.0]
+_SUM_ORDER = "Values and dtypes: sums whose terms cancel (`reduce_variance` of ±1e300 in float64)"
+KNOWN_64: dict[tuple[str, str, int], str] = {
+    **{(k, "special", 0): _NAN_ORDER for k in ("math.top_k", "nn.top_k")},
+    **{("nn.isotonic_regression", label, 0): _ISOTONIC for label in ("edge", "special", "tiny64")},
+    **{(f"nn.{name}", "zero2", 1): _SILU_BETA for name in ("silu", "swish")},
+    ("math.reduce_variance", "tiny64", 0): _SUM_ORDER,
+}
+
 
 def _gradient(lib, ns, name, arrays, dtype=np.float32, outputs=("float32",)):
     """``("ok", [gradient or None, ...])``, ``("skip",)`` when the output's dtype is not
@@ -277,4 +297,21 @@ def test_half_precision_gradients_at_edge_points_are_tfs(dtype, ns, label, array
     assert not unexpected, "\n".join(f"{k}: {v}" for k, v in sorted(unexpected.items()))
     assert expected <= set(found), (
         f"listed in KNOWN_HALF but now equal to TF: {expected - set(found)}"
+    )
+
+
+_F64_CASES = [(label, arrays) for label, arrays in _CASES if label in _F64_LABELS]
+_F64_CASES.append(("tiny64", [_TINY64]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ns", NAMESPACES, ids=lambda ns: ns or "tf")
+@pytest.mark.parametrize("label, arrays", _F64_CASES, ids=[label for label, _ in _F64_CASES])
+def test_float64_gradients_at_edge_points_are_tfs(x64, ns, label, arrays):
+    found = _differences(ns, label, arrays, np.float64, ("float64",), (1e-12, 1e-14))
+    expected = {k for k in KNOWN_64 if k[1] == label and k[0].rpartition(".")[0] == ns}
+    unexpected = {k: v for k, v in found.items() if k not in KNOWN_64}
+    assert not unexpected, "\n".join(f"{k}: {v}" for k, v in sorted(unexpected.items()))
+    assert expected <= set(found), (
+        f"listed in KNOWN_64 but now equal to TF: {expected - set(found)}"
     )

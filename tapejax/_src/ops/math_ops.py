@@ -204,6 +204,9 @@ def _half_broadcasts(fn):
             x, y = wide_broadcast(x, shape), wide_broadcast(y, shape)
         return fn(x, y)
 
+    # Lowering reads which inputs a gradient leaves unconnected from the op's function.
+    if hasattr(fn, "none_inputs"):
+        run.none_inputs = fn.none_inputs
     return run
 
 
