@@ -12,13 +12,21 @@ same with complex64 inputs (real and imaginary parts from the same edge values),
 complex64 and float32 outputs (``abs``, ``angle``, ``real``), where TF's gradients are the
 conjugates of JAX's.
 
-An op added to tapejax is swept without a new line here. ``KNOWN`` lists the differences
-kept on purpose, each a row of ``docs/compat.md``; the test fails when one goes away too,
-so that the table stays true.
+Mixed-precision training differentiates in float16 and bfloat16, so a third sweep runs a
+subset of the input sets ("edge", "special", "ties2") in each, where TF's gradient dtype
+is the source's and the values must agree within a few units of the half type's rounding.
+A fourth runs "edge", "special", "zero2" and "tiny64" (+-1e-300, +-1e300, the subnormal
++-1e-310) in float64, under JAX's x64 mode (the ``x64`` fixture). The subsets keep each
+sweep's time near the float32 one's.
+
+An op added to tapejax is swept without a new line here. ``KNOWN`` (``KNOWN_COMPLEX``,
+``KNOWN_HALF``, ``KNOWN_64``) lists the differences kept on purpose, each a row of
+``docs/compat.md``; the test fails when one goes away too, so that the table stays true.
 """
 
 import inspect
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -140,6 +148,35 @@ KNOWN_COMPLEX: dict[tuple[str, str, int], str] = {
 }
 
 
+# Half types (mixed-precision training): a chosen subset of the input sets, to keep the
+# sweep's time down; TF's gradient dtype is the source's, and the values agree within a
+# few units of the half type's rounding. sequence_mask of 3e38 in bfloat16 makes TF try
+# to allocate it (its output is bool: it has no gradient to compare).
+_HALF_TYPES = (np.float16, ml_dtypes.bfloat16)
+_HALF_SKIP = {"sequence_mask"}
+_HALF_LABELS = ("edge", "special", "ties2")
+_HALF_TOL = {"float16": (4e-3, 1e-3), "bfloat16": (3e-2, 1e-2)}
+KNOWN_HALF: dict[tuple[str, str, str, int], str] = {
+    **{(dt, k, "special", 0): _NAN_ORDER for dt in _HALF_TOL for k in ("math.top_k", "nn.top_k")},
+    **{(dt, "nn.isotonic_regression", label, 0): _ISOTONIC for dt in _HALF_TOL
+       for label in ("edge", "special")},
+    **{("float16", f"nn.{name}", "ties2", 1): _SILU_BETA for name in ("silu", "swish")},
+}  # fmt: skip
+
+# float64 (JAX's x64 mode): the float32 input sets of the subset plus "tiny64", whose
+# 1e-310 is subnormal (TF's CPU kernels may flush it to zero where XLA keeps it; no op's
+# gradient differs for it) and whose +-1e300 overflow squares.
+_F64_LABELS = ("edge", "special", "zero2", "tiny64")
+_TINY64 = [1e-300, 1e300, 1e-310, -1e-310, -1e-300, -1e300, 0.0, 1.0]
+_SUM_ORDER = "Values and dtypes: sums whose terms cancel (`reduce_variance` of ±1e300 in float64)"
+KNOWN_64: dict[tuple[str, str, int], str] = {
+    **{(k, "special", 0): _NAN_ORDER for k in ("math.top_k", "nn.top_k")},
+    **{("nn.isotonic_regression", label, 0): _ISOTONIC for label in ("edge", "special", "tiny64")},
+    **{(f"nn.{name}", "zero2", 1): _SILU_BETA for name in ("silu", "swish")},
+    ("math.reduce_variance", "tiny64", 0): _SUM_ORDER,
+}
+
+
 def _gradient(lib, ns, name, arrays, dtype=np.float32, outputs=("float32",)):
     """``("ok", [gradient or None, ...])``, ``("skip",)`` when the output's dtype is not
     one of ``outputs``, or ``("error", text)``."""
@@ -171,9 +208,12 @@ def _names(ns):
             yield name
 
 
-def _differences(ns, label, arrays, dtype=np.float32, outputs=("float32",)):
+def _differences(ns, label, arrays, dtype=np.float32, outputs=("float32",), tol=(1e-4, 1e-5)):
     found = {}
+    rtol, atol = tol
     for name in _names(ns):
+        if dtype in _HALF_TYPES and name in _HALF_SKIP:
+            continue
         theirs = _gradient(tf_, ns, name, arrays, dtype, outputs)
         if theirs[0] != "ok":
             continue
@@ -190,13 +230,20 @@ def _differences(ns, label, arrays, dtype=np.float32, outputs=("float32",)):
                 found[(key, label, i)] = f"shape: TF {a.shape}, tapejax {b.shape}"
             elif a.dtype != b.dtype:
                 found[(key, label, i)] = f"dtype: TF {a.dtype}, tapejax {b.dtype}"
-            elif not np.allclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True):
-                bad = ~np.isclose(a, b, rtol=1e-4, atol=1e-5, equal_nan=True)
+            elif not np.allclose(*_wide(a, b), rtol=rtol, atol=atol, equal_nan=True):
+                bad = ~np.isclose(*_wide(a, b), rtol=rtol, atol=atol, equal_nan=True)
                 found[(key, label, i)] = (
                     f"values at {np.asarray(arrays[i])[bad].tolist()}: TF {a[bad].tolist()}, "
                     f"tapejax {b[bad].tolist()}"
                 )
     return found
+
+
+def _wide(a, b):
+    # ml_dtypes' bfloat16 has no np.isclose; the comparison is exact in float64.
+    if a.dtype.kind == "c":
+        return a, b
+    return a.astype(np.float64), b.astype(np.float64)
 
 
 _CASES = [(label, [values]) for label, values in SINGLE.items()]
@@ -230,4 +277,41 @@ def test_complex_gradients_at_edge_points_are_tfs(ns, label, arrays):
     assert not unexpected, "\n".join(f"{k}: {v}" for k, v in sorted(unexpected.items()))
     assert expected <= set(found), (
         f"listed in KNOWN_COMPLEX but now equal to TF: {expected - set(found)}"
+    )
+
+
+_HALF_CASES = [(label, arrays) for label, arrays in _CASES if label in _HALF_LABELS]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", list(_HALF_TOL))
+@pytest.mark.parametrize("ns", NAMESPACES, ids=lambda ns: ns or "tf")
+@pytest.mark.parametrize("label, arrays", _HALF_CASES, ids=[label for label, _ in _HALF_CASES])
+def test_half_precision_gradients_at_edge_points_are_tfs(dtype, ns, label, arrays):
+    np_dtype = np.float16 if dtype == "float16" else ml_dtypes.bfloat16
+    found = _differences(ns, label, arrays, np_dtype, (dtype,), _HALF_TOL[dtype])
+    found = {(dtype, *k): v for k, v in found.items()}
+    ns_of = {k for k in KNOWN_HALF if k[0] == dtype and k[2] == label}
+    expected = {k for k in ns_of if k[1].rpartition(".")[0] == ns}
+    unexpected = {k: v for k, v in found.items() if k not in KNOWN_HALF}
+    assert not unexpected, "\n".join(f"{k}: {v}" for k, v in sorted(unexpected.items()))
+    assert expected <= set(found), (
+        f"listed in KNOWN_HALF but now equal to TF: {expected - set(found)}"
+    )
+
+
+_F64_CASES = [(label, arrays) for label, arrays in _CASES if label in _F64_LABELS]
+_F64_CASES.append(("tiny64", [_TINY64]))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ns", NAMESPACES, ids=lambda ns: ns or "tf")
+@pytest.mark.parametrize("label, arrays", _F64_CASES, ids=[label for label, _ in _F64_CASES])
+def test_float64_gradients_at_edge_points_are_tfs(x64, ns, label, arrays):
+    found = _differences(ns, label, arrays, np.float64, ("float64",), (1e-12, 1e-14))
+    expected = {k for k in KNOWN_64 if k[1] == label and k[0].rpartition(".")[0] == ns}
+    unexpected = {k: v for k, v in found.items() if k not in KNOWN_64}
+    assert not unexpected, "\n".join(f"{k}: {v}" for k, v in sorted(unexpected.items()))
+    assert expected <= set(found), (
+        f"listed in KNOWN_64 but now equal to TF: {expected - set(found)}"
     )

@@ -45,9 +45,13 @@ def _activation(tf_name: str, fn, kinds: str):
 
 
 relu = _activation("Relu", jax.nn.relu, "fiu")
-# jax.nn.relu6 returns floats for ints; TF keeps the dtype.
+# jax.nn.relu6 returns floats for ints; TF keeps the dtype. bfloat16's NumPy kind is "V",
+# not "f": it must take jax.nn.relu6 too, whose derivative is TF's Relu6Grad (0 at 0 and 6;
+# jnp.clip's is 0.5 there).
 relu6 = _activation(
-    "Relu6", lambda x: jax.nn.relu6(x) if x.dtype.kind == "f" else jnp.clip(x, 0, 6), "fiu"
+    "Relu6",
+    lambda x: jax.nn.relu6(x) if jnp.issubdtype(x.dtype, jnp.floating) else jnp.clip(x, 0, 6),
+    "fiu",
 )
 
 
@@ -140,8 +144,13 @@ def log_softmax(logits, axis=None, name=None):
 def _gelu_fn(x, *, approximate):
     if approximate:
         return jax.nn.gelu(x, approximate=True)
-    # TF's exact form, through erfc: no cancellation for large negative x.
-    return 0.5 * x * jax.lax.erfc(-x * jnp.asarray(0.7071067811865476, x.dtype))
+    # TF's exact form, through erfc: no cancellation for large negative x. TF's
+    # cast(0.7071067811865476, dtype) makes a float32 constant first, so a float64 gelu
+    # scales by float32(1 / sqrt(2)) (off by 4e-9 relative), as here.
+    return 0.5 * x * jax.lax.erfc(-x * jnp.asarray(_GELU_SCALE, x.dtype))
+
+
+_GELU_SCALE = np.float32(0.7071067811865476)
 
 
 _gelu_op = Op("Gelu", _gelu_fn)
@@ -226,7 +235,9 @@ def leaky_relu(features, alpha=0.2, name=None):
     if isinstance(alpha, Tensor) or getattr(alpha, "_is_variable", False):
         raise TypeError(f"Expected float for argument 'alpha' not {alpha!r}.")
     require(x, "f", "LeakyRelu")
-    return apply(_leaky_relu_op, (x,), (("alpha", float(np.asarray(alpha))),))
+    # TF's alpha is a float attr (32 bits): a float64 leaky_relu scales by float32(0.2).
+    alpha = float(np.float32(np.asarray(alpha)))
+    return apply(_leaky_relu_op, (x,), (("alpha", alpha),))
 
 
 _crelu_op = Op("CRelu", lambda x, *, axis: jax.nn.relu(jnp.concatenate([x, -x], axis=axis)))

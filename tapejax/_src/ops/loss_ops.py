@@ -166,7 +166,19 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return apply(_sigmoid_xent_op, (lab, lg))
 
 
-_l2_loss_op = Op("L2Loss", lambda x: jnp.sum(jnp.square(x)) / 2)
+@jax.custom_jvp
+def _l2_loss(x):
+    return jnp.sum(jnp.square(x)) / 2
+
+
+@_l2_loss.defjvp
+def _l2_loss_jvp(primals, tangents):
+    # TF's _L2LossGrad, x * grad: JAX's 2 * x overflows in a half type (bfloat16 at 3e38).
+    (x,), (t,) = primals, tangents
+    return _l2_loss(x), jnp.sum(x * t)
+
+
+_l2_loss_op = Op("L2Loss", _l2_loss)
 
 
 def l2_loss(t, name=None):

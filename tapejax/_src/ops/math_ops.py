@@ -176,6 +176,39 @@ def conj(x, name=None):
 
 # -- binary ---------------------------------------------------------------------------------
 
+_HALF = frozenset([jnp.dtype(jnp.float16), jnp.dtype(jnp.bfloat16)])
+
+
+def wide_broadcast(v, shape):
+    """``v`` broadcast to ``shape``; a half-precision array goes through float32, so that the
+    sum its gradient takes over the broadcast axes accumulates in float32.
+
+    TF's gradient of a broadcasting op sums the incoming gradient with ``Sum``, whose CPU
+    kernel accumulates half types in float32; JAX transposes a broadcast to a reduction in
+    the operand's own type, which in bfloat16 (8 bits of mantissa) drifts by percents over
+    a few dozen terms. The round trip is exact, and nothing changes for other dtypes.
+    """
+    dt = getattr(v, "dtype", None)
+    if dt not in _HALF or jnp.shape(v) == tuple(shape):
+        return v
+    return jnp.broadcast_to(v.astype(jnp.float32), shape).astype(dt)
+
+
+def _half_broadcasts(fn):
+    """``fn(x, y)`` with half-precision operands broadcast by ``wide_broadcast`` first."""
+
+    def run(x, y):
+        sx, sy = jnp.shape(x), jnp.shape(y)
+        if sx != sy and (getattr(x, "dtype", None) in _HALF or getattr(y, "dtype", None) in _HALF):
+            shape = jnp.broadcast_shapes(sx, sy)
+            x, y = wide_broadcast(x, shape), wide_broadcast(y, shape)
+        return fn(x, y)
+
+    # Lowering reads which inputs a gradient leaves unconnected from the op's function.
+    if hasattr(fn, "none_inputs"):
+        run.none_inputs = fn.none_inputs
+    return run
+
 
 def _binary(
     tf_name: str,
@@ -188,7 +221,7 @@ def _binary(
     """``operands`` is TF's conversion rule for the function form; the reflected operator
     (``1.5 + t``) always converts the Python side to the Tensor's dtype, as TF's does.
     ``check(x, y)`` runs TF's value checks (division by zero ...) on eager inputs."""
-    op = Op(tf_name, fn, differentiable=differentiable)
+    op = Op(tf_name, _half_broadcasts(fn) if differentiable else fn, differentiable=differentiable)
     accepted = accepted_dtypes(kinds, tf_name)
 
     def run(x, y):

@@ -27,7 +27,7 @@ from ._helpers import (
     to_tensor,
 )
 from .array_ops import squeeze
-from .math_ops import square, squared_difference, subtract
+from .math_ops import square, squared_difference, subtract, wide_broadcast
 from .reduction_ops import reduce_mean, reduce_sum
 
 TF_ALLOWED.update({"LRN": "half, bfloat16, float"})
@@ -77,7 +77,10 @@ def _batch_norm_fn(x, mean, variance, *rest, epsilon, has_offset, has_scale):
     if scale is not None:
         inv = inv * scale
     shift = -mean * inv if offset is None else offset - mean * inv
-    return x * inv.astype(x.dtype) + shift.astype(x.dtype)
+    # Half types: the gradients of offset, scale and mean sum over x's other axes in float32.
+    inv, shift = inv.astype(x.dtype), shift.astype(x.dtype)
+    full = jnp.broadcast_shapes(x.shape, inv.shape, shift.shape)
+    return wide_broadcast(x, full) * wide_broadcast(inv, full) + wide_broadcast(shift, full)
 
 
 _batch_norm_op = Op("BatchNormalization", _batch_norm_fn)

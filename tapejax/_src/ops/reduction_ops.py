@@ -311,10 +311,14 @@ def _l2_normalize_fn(x, *, axis, epsilon):
     # TF's Maximum gradient sends nothing to the sum and its RsqrtGrad gives 0 for that
     # zero upstream even where the norm is NaN; JAX's product rule would give 0 * NaN in
     # second derivatives, so there the norm is a constant. A tie goes to the sum, as TF's.
+    # A zero sum on that side (all of x 0, with an epsilon that is 0 or underflows, as 1e-12
+    # does in float16) is a constant too: TF's RsqrtGrad gives 0 for the zero upstream
+    # sum(g * x) where the norm is inf, and x's gradient is g * inf, not NaN.
     on_sum = square_sum >= eps
+    live = on_sum & (square_sum != 0)
     inv_norm = jnp.where(
-        on_sum,
-        math_ops._rsqrt(jnp.where(on_sum, square_sum, jnp.ones_like(square_sum))),
+        live,
+        math_ops._rsqrt(jnp.where(live, square_sum, jnp.ones_like(square_sum))),
         jax.lax.stop_gradient(jax.lax.rsqrt(jnp.maximum(square_sum, eps))),
     )
     return x * inv_norm
