@@ -13,7 +13,7 @@ from ..conversion import canonical_np_dtype, convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import InvalidArgumentError
 from ..tensor import Tensor
-from ._array_common import _dims, _ints, identity
+from ._array_common import _concrete, _dims, _ints, identity
 from ._helpers import axis_ints, dtype_mismatch, tf_type_name, to_tensor
 
 # -- joining --------------------------------------------------------------------------------
@@ -227,6 +227,12 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         sizes = (dim // count,) * count
         op = _split_ops["Split"]
     else:
+        if is_tensor and not _concrete(to_tensor(spec)):
+            raise NotImplementedError(
+                "tapejax.split: the sizes in `num_or_size_splits` set the results' shapes, so "
+                "they cannot be a traced tensor (inside tapejax.function or a JAX transform); "
+                "XLA programs have static shapes, so pass them as Python ints there."
+            )
         arr = np.asarray(spec)
         if arr.ndim != 1:
             raise InvalidArgumentError(

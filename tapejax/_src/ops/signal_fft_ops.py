@@ -21,8 +21,11 @@ import numpy as np
 from .. import dtypes
 from ..conversion import convert_to_tensor
 from ..dispatch import Op, apply
+from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from . import fft_ops
+from ._array_common import _concrete
+from ._helpers import tf_type_name
 from .creation_ops import zeros
 from .fft_ops import _COMPLEX, _REAL, _dims_text, _fftnd_fn, _iae, _int_list, _signal
 from .join_split_ops import concat
@@ -389,8 +392,29 @@ def _shifted(x, axes, sign: int):
     elif isinstance(axes, int):
         shift = sign * (shape[axes] // 2)
     else:
-        axes = [int(a) for a in np.asarray(axes).reshape(-1)]
-        axes = [a + len(shape) if a < 0 else a for a in axes]
+        dt = np.dtype(axes._v.dtype) if isinstance(axes, Tensor) else np.asarray(axes).dtype
+        if dt.kind not in "iu":
+            # TF adds the rank (int32) to the axes before gathering the shifts.
+            raise InvalidArgumentError(
+                None,
+                None,
+                f"cannot compute AddV2 as input #1(zero-based) was expected to be a "
+                f"{tf_type_name(dt)} tensor but is a int32 tensor [Op:AddV2]",
+            )
+        if isinstance(axes, Tensor) and not _concrete(axes):
+            name = "fftshift" if sign > 0 else "ifftshift"
+            raise NotImplementedError(
+                f"tapejax.signal.{name}: `axes` given as a traced tensor (inside "
+                "tapejax.function or a JAX transform) set the shifts, which XLA programs need "
+                "statically; pass them as Python ints there."
+            )
+        arr = np.asarray(axes._value if isinstance(axes, Tensor) else axes)
+        axes = [int(a) + len(shape) if a < 0 else int(a) for a in arr.reshape(-1)]
+        for i, a in enumerate(axes):
+            if not 0 <= a < len(shape):
+                raise InvalidArgumentError(
+                    None, None, f"indices[{i}] = {a} is not in [0, {len(shape)}) [Op:GatherV2]"
+                )
         shift = [sign * (shape[a] // 2) for a in axes]
     return roll(x, shift, axes)
 
