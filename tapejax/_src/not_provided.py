@@ -327,13 +327,6 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
         "TextFileIndex": _STRINGS,
         "TextFileInitializer": _STRINGS,
     },
-    "lookup.experimental": {
-        "DenseHashTable": (
-            "tapejax does not provide tf.lookup.experimental.DenseHashTable, a mutable hash "
-            "table with TF's open addressing; use tapejax.lookup.StaticHashTable for a fixed "
-            "mapping, or a Python dict on the host"
-        ),
-    },
     "summary": {
         name: (
             "tf.summary's graph and trace functions record TF graphs and TF profiler traces, "
