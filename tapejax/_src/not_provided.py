@@ -271,14 +271,6 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
         "ClusterSpec": _CLUSTERS,
         "JobDef": _CLUSTERS,
         "ServerDef": _CLUSTERS,
-        "CheckpointView": (
-            "tapejax does not provide tf.train.CheckpointView: list a checkpoint's values "
-            "with tapejax.train.list_variables and read one with load_variable"
-        ),
-        "TrackableView": (
-            "tapejax does not provide tf.train.TrackableView: tapejax.Module's "
-            "trainable_variables and submodules walk the same object graph"
-        ),
     },
     "train.experimental": {
         name: _SHARDING
