@@ -194,13 +194,6 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
             "random_jpeg_quality",
             "stateless_random_jpeg_quality",
         )
-    }
-    | {
-        "generate_bounding_box_proposals": (
-            "tapejax does not implement tf.image.generate_bounding_box_proposals (Faster "
-            "R-CNN's proposal op) yet; decode the boxes with tapejax ops and select them "
-            "with tapejax.image.non_max_suppression"
-        ),
     },
     "sparse": {"cross": _STRINGS},
     "debugging": {
