@@ -164,3 +164,35 @@ def test_checkpoint_view_missing_file_and_file_without_graph(tmp_path):
     checkpoint._write_file(old, {"w": np.zeros(2, np.float32)}, {"w": "w:0"})
     with pytest.raises(ValueError, match="missing its object graph"):
         tf.train.CheckpointView(old)
+
+
+@pytest.mark.usefixtures("x64")  # int64 table keys
+def test_tables_and_functions_are_nodes_as_in_tf(tmp_path):
+    def run(m):
+        class Holder(m.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = m.Variable(1.0)
+                init = m.lookup.KeyValueTensorInitializer(
+                    m.constant([1, 2], m.int64), m.constant([3, 4], m.int64)
+                )
+                self.static = m.lookup.StaticHashTable(init, -1)
+                self.vocab = m.lookup.StaticVocabularyTable(init, 2)
+                self.dense = m.lookup.experimental.DenseHashTable(
+                    m.int32, m.float32, 0.0, -1, -2, initial_num_buckets=4
+                )
+                self.mutable = m.lookup.experimental.MutableHashTable(m.int32, m.float32, 0.0)
+                self.f = m.function(lambda x: x)
+                self.after = m.Variable(2.0)
+
+        holder = Holder()
+        view = m.train.TrackableView(holder)
+        path = m.train.Checkpoint(model=holder).write(os.fspath(tmp_path / m.__name__ / "c"))
+        return (
+            {k: list(view.children(v)) for k, v in view.children(holder).items()},
+            m.train.CheckpointView(path)._descendants_with_paths(),
+        )
+
+    ours, theirs = _both(run)
+    assert ours == theirs
+    assert ours[1][max(ours[1])] == "root.model.static._initializer"  # shared with vocab

@@ -3,8 +3,9 @@
 
 A checkpoint's object graph is TF's: its nodes numbered breadth first from the saved
 root, each object's children in TF's order (a Module's attributes in the order they were
-set, a list's elements by index, a dict's entries in insertion order). ``Checkpoint``
-writes it into the file's metadata, so node ids are the ones TF gives the same objects.
+set, a list's elements by index, a dict's entries in insertion order; tables and
+functions are nodes too). ``Checkpoint`` writes it into the file's metadata, so node ids
+are the ones TF gives the same objects.
 This module reads and numbers objects; it must never change one.
 """
 
@@ -28,11 +29,27 @@ def _is_variable(x) -> bool:
     return getattr(x, "_is_variable", False)
 
 
+def _leaf_types() -> tuple:
+    """Types TF tracks as nodes without children (tables, functions, initializers)."""
+    from .function import ConcreteFunction, Function
+    from .lookup_ops import DenseHashTable, KeyValueTensorInitializer, MutableHashTable
+
+    return (ConcreteFunction, DenseHashTable, Function, KeyValueTensorInitializer, MutableHashTable)
+
+
+def _tables() -> tuple:
+    from .lookup_ops import StaticHashTable, StaticVocabularyTable
+
+    return StaticHashTable, StaticVocabularyTable
+
+
 def _tracked(value) -> bool:
     """Whether TF would track ``value`` as an attribute's child (lists and dicts always)."""
     from .checkpoint import Checkpoint
 
     if _is_variable(value) or isinstance(value, (Module, Checkpoint, PythonState)):
+        return True
+    if isinstance(value, _leaf_types() + _tables()):
         return True
     if isinstance(value, (list, tuple, dict)):
         return True
@@ -45,8 +62,13 @@ def _children(obj) -> dict:
     """``{name: child}`` of one object, in TF's order."""
     from .checkpoint import Checkpoint
 
-    if _is_variable(obj) or isinstance(obj, PythonState):
+    if _is_variable(obj) or isinstance(obj, (PythonState, *_leaf_types())):
         return {}
+    static_table, vocabulary_table = _tables()
+    if isinstance(obj, static_table):
+        return {"_initializer": obj._initializer}
+    if isinstance(obj, vocabulary_table):
+        return {"_initializer": obj._table._initializer}
     if isinstance(obj, Checkpoint):
         out = {}
         if obj._root is not None:
