@@ -418,33 +418,30 @@ def test_dense_hash_table_buckets_follow_tf(key_dtype, value_dtype, value_shape,
 
 
 def test_dense_hash_table_vector_keys_scalar_keys_and_defaults():
-    for m in (tf, tf_real):
-        m.table = _dense(m, default=[0.0, 0.5], empty=[0, 0], deleted=[-2, -2], n=16)
-        m.table.insert(
+    def run(m):
+        table = _dense(m, default=[0.0, 0.5], empty=[0, 0], deleted=[-2, -2], n=16)
+        table.insert(
             m.constant([[1, 2], [3, 4], [5, 7], [-1, 1]], m.int64),
             m.constant([[1.0, 2], [3, 4], [5, 6], [7, 8]]),
         )
-        m.scalar = _dense(m, n=4)
-        m.scalar.insert(m.constant(7, m.int64), m.constant(1.0))
-    assert _dense_state(tf.table) == _dense_state(tf_real.table)
-    assert _dense_state(tf.scalar) == _dense_state(tf_real.scalar)
-    for m in (tf, tf_real):
-        m.got = (
-            m.table.lookup(m.constant([[1, 2], [9, 9]], m.int64)).numpy(),
-            m.scalar.lookup(m.constant(7, m.int64)).numpy(),
-            m.scalar[m.constant([7, 8], m.int64)].numpy(),
+        scalar = _dense(m, n=4)
+        scalar.insert(m.constant(7, m.int64), m.constant(1.0))
+        got = (
+            table.lookup(m.constant([[1, 2], [9, 9]], m.int64)).numpy(),
+            scalar.lookup(m.constant(7, m.int64)).numpy(),
+            scalar[m.constant([7, 8], m.int64)].numpy(),
         )
-    for a, b in zip(tf.got, tf_real.got):
+        default = m.lookup.experimental.DenseHashTable(m.int64, m.float32, -1.0, -1, -2)
+        facts = (scalar.name, scalar.key_dtype.name, scalar.value_dtype.name)
+        return _dense_state(table), _dense_state(scalar), got, default.export()[0].shape, facts
+
+    ours, theirs = run(tf), run(tf_real)
+    assert ours[:2] == theirs[:2]
+    for a, b in zip(ours[2], theirs[2]):
         assert a.shape == b.shape
         np.testing.assert_array_equal(a, b)
-    assert (
-        tf.lookup.experimental.DenseHashTable(tf.int64, tf.float32, -1.0, -1, -2).export()[0].shape
-        == tf_real.lookup.experimental.DenseHashTable(tf_real.int64, tf_real.float32, -1.0, -1, -2)
-        .export()[0]
-        .shape
-    )
-    assert tf.scalar.name is None and tf_real.scalar.name is None
-    assert (tf.scalar.key_dtype, tf.scalar.value_dtype) == (tf.int64, tf.float32)
+    assert ours[3] == theirs[3] == (131072, 1)
+    assert ours[4] == theirs[4] == (None, "int64", "float32")
 
 
 def test_dense_hash_table_keys_before_a_reserved_key_are_inserted():
@@ -522,7 +519,7 @@ def test_dense_hash_table_remove_of_a_scalar_key_raises():
 
 @pytest.mark.parametrize("method", ["lookup", "insert", "remove"])
 def test_dense_hash_table_inside_function_raises(method):
-    table = _dense(tf, "int32")
+    table = tf.lookup.experimental.DenseHashTable(tf.int32, tf.float32, -1.0, -1, -2)
     table.insert([1], [2.0])
 
     @tf.function
