@@ -6,6 +6,7 @@ from tapejax._src.ops.batched_nms_ops import (
     combined_non_max_suppression,
     non_max_suppression_padded,
 )
+from tapejax._src.ops.box_proposals_ops import generate_bounding_box_proposals
 from tapejax._src.ops.image_box_ops import (
     draw_bounding_boxes,
     extract_glimpse,
@@ -94,6 +95,7 @@ __all__ = [
     "extract_patches",
     "flip_left_right",
     "flip_up_down",
+    "generate_bounding_box_proposals",
     "grayscale_to_rgb",
     "hsv_to_rgb",
     "image_gradients",

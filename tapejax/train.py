@@ -30,6 +30,7 @@ from tapejax._src.checkpoint_utils import (
     get_checkpoint_state,
     load_checkpoint,
 )
+from tapejax._src.checkpoint_view import CheckpointView, TrackableView
 from tapejax._src.coordinator import Coordinator
 from tapejax._src.example_proto import (
     BytesList,
@@ -55,6 +56,7 @@ __all__ = [
     "CheckpointOptions",
     "CheckpointReader",
     "CheckpointState",
+    "CheckpointView",
     "Coordinator",
     "Example",
     "ExponentialMovingAverage",
@@ -65,6 +67,7 @@ __all__ = [
     "FloatList",
     "Int64List",
     "SequenceExample",
+    "TrackableView",
     "checkpoints_iterator",
     "experimental",
     "get_checkpoint_state",

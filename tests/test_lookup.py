@@ -365,3 +365,169 @@ def test_mutable_hash_table_inside_function_raises(method):
     step(tf.constant([1]))  # the first call runs eagerly
     with pytest.raises(NotImplementedError, match=f"MutableHashTable.{method} cannot run inside"):
         step(tf.constant([2]))
+
+
+def _dense(m, key_dtype="int64", value_dtype="float32", default=-1.0, empty=-1, deleted=-2, n=8):
+    return m.lookup.experimental.DenseHashTable(
+        getattr(m, key_dtype),
+        getattr(m, value_dtype),
+        default,
+        empty_key=empty,
+        deleted_key=deleted,
+        initial_num_buckets=n,
+    )
+
+
+def _dense_state(table):
+    keys, values = table.export()
+    return keys.numpy().tolist(), values.numpy().tolist(), int(table.size())
+
+
+@pytest.mark.parametrize("key_dtype", KEY_DTYPES)
+@pytest.mark.parametrize("value_dtype", ["int32", "float32", "float64"])
+@pytest.mark.parametrize("value_shape", [(), (2,)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_dense_hash_table_buckets_follow_tf(key_dtype, value_dtype, value_shape, seed):
+    """Random inserts (with collisions, duplicates and growth) and removes give TF's
+    bucket arrays, sizes and lookups after every step."""
+    rng = np.random.default_rng(seed)
+    default = np.full(value_shape, -1).tolist()
+    ours = _dense(tf, key_dtype, value_dtype, default, n=4)
+    theirs = _dense(tf_real, key_dtype, value_dtype, default, n=4)
+    for step in range(12):
+        keys = rng.integers(0, 40, size=rng.integers(1, 6))
+        if step % 3 == 2:
+            ours.remove(tf.constant(keys, getattr(tf, key_dtype)))
+            theirs.remove(tf_real.constant(keys, getattr(tf_real, key_dtype)))
+        else:
+            values = rng.integers(0, 100, size=keys.shape + value_shape)
+            ours.insert(
+                tf.constant(keys, getattr(tf, key_dtype)),
+                tf.constant(values, getattr(tf, value_dtype)),
+            )
+            theirs.insert(
+                tf_real.constant(keys, getattr(tf_real, key_dtype)),
+                tf_real.constant(values, getattr(tf_real, value_dtype)),
+            )
+        assert _dense_state(ours) == _dense_state(theirs)
+        probe = rng.integers(0, 50, size=7)
+        a = ours.lookup(tf.constant(probe, getattr(tf, key_dtype)))
+        b = theirs.lookup(tf_real.constant(probe, getattr(tf_real, key_dtype)))
+        assert a.dtype.name == b.dtype.name and a.shape == b.shape
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_dense_hash_table_vector_keys_scalar_keys_and_defaults():
+    def run(m):
+        table = _dense(m, default=[0.0, 0.5], empty=[0, 0], deleted=[-2, -2], n=16)
+        table.insert(
+            m.constant([[1, 2], [3, 4], [5, 7], [-1, 1]], m.int64),
+            m.constant([[1.0, 2], [3, 4], [5, 6], [7, 8]]),
+        )
+        scalar = _dense(m, n=4)
+        scalar.insert(m.constant(7, m.int64), m.constant(1.0))
+        got = (
+            table.lookup(m.constant([[1, 2], [9, 9]], m.int64)).numpy(),
+            scalar.lookup(m.constant(7, m.int64)).numpy(),
+            scalar[m.constant([7, 8], m.int64)].numpy(),
+        )
+        default = m.lookup.experimental.DenseHashTable(m.int64, m.float32, -1.0, -1, -2)
+        facts = (scalar.name, scalar.key_dtype.name, scalar.value_dtype.name)
+        return _dense_state(table), _dense_state(scalar), got, default.export()[0].shape, facts
+
+    ours, theirs = run(tf), run(tf_real)
+    assert ours[:2] == theirs[:2]
+    for a, b in zip(ours[2], theirs[2]):
+        assert a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+    assert ours[3] == theirs[3] == (131072, 1)
+    assert ours[4] == theirs[4] == (None, "int64", "float32")
+
+
+def test_dense_hash_table_keys_before_a_reserved_key_are_inserted():
+    def run(m):
+        table = _dense(m, n=4)
+        try:
+            table.insert(m.constant([5, -1, 6], m.int64), m.constant([1.0, 2, 3]))
+        except m.errors.InvalidArgumentError as e:
+            return str(e), _dense_state(table)
+        raise AssertionError("no error")
+
+    assert run(tf) == run(tf_real)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        lambda m, t: t.insert(m.constant([-1], m.int64), m.constant([1.0])),
+        lambda m, t: t.insert(m.constant([-2], m.int64), m.constant([1.0])),
+        lambda m, t: t.lookup(m.constant([-1], m.int64)),
+        lambda m, t: t.remove(m.constant([-2], m.int64)),
+        lambda m, t: t.insert(m.constant([1, 2], m.int64), m.constant([1.0])),
+        lambda m, t: t.insert(m.constant([[1, 2, 3]], m.int64), m.constant([[1.0, 2, 3]])),
+        lambda m, t: t.lookup(m.constant([[7, 1, 3]], m.int64)),
+        lambda m, t: t.insert(m.constant([1], m.int32), m.constant([1.0])),
+        lambda m, t: t.remove(m.constant([7], m.int32)),
+        lambda m, t: t.remove([7]),
+        lambda m, t: _dense(m, empty=-1, deleted=-1),
+        lambda m, t: _dense(m, empty=-1, deleted=-1, n=3),
+        lambda m, t: _dense(m, n=6),
+        lambda m, t: _dense(m, n=2),
+        lambda m, t: _dense(m, deleted=[-2, -3]),
+        lambda m, t: _dense(m, empty=[[-1]], deleted=[[-2]]),
+        lambda m, t: _dense(m, default=[[1.0, 2], [3, 4]]),
+        lambda m, t: _dense(m, "int32", "bool", False),
+    ],
+    ids=[
+        "insert_empty",
+        "insert_deleted",
+        "lookup_empty",
+        "remove_deleted",
+        "value_shape",
+        "key_shape",
+        "lookup_key_shape",
+        "insert_dtype",
+        "remove_dtype",
+        "remove_list",
+        "equal_markers",
+        "equal_markers_before_buckets",
+        "buckets_not_power_of_two",
+        "too_few_buckets",
+        "marker_shapes",
+        "matrix_key",
+        "matrix_value",
+        "dtype_pair",
+    ],
+)
+def test_dense_hash_table_errors(case):
+    def run(m):
+        return case(m, _dense(m))
+
+    ours, theirs = _error(lambda: run(tf)), _error(lambda: run(tf_real))
+    theirs = (theirs[0], re.sub(r'shared_name="table_\d+"', 'shared_name="table_0"', theirs[1]))
+    assert ours == theirs
+
+
+def test_dense_hash_table_remove_of_a_scalar_key_raises():
+    # TF prints an uninitialized batch size in this message; the error type is TF's.
+    table = _dense(tf)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Expected key shape"):
+        table.remove(tf.constant(7, tf.int64))
+    with pytest.raises(tf_real.errors.InvalidArgumentError, match="Expected key shape"):
+        _dense(tf_real).remove(tf_real.constant(7, tf_real.int64))
+
+
+@pytest.mark.parametrize("method", ["lookup", "insert", "remove"])
+def test_dense_hash_table_inside_function_raises(method):
+    table = tf.lookup.experimental.DenseHashTable(tf.int32, tf.float32, -1.0, -1, -2)
+    table.insert([1], [2.0])
+
+    @tf.function
+    def step(keys):
+        if method == "insert":
+            return table.insert(keys, tf.cast(keys, tf.float32))
+        return getattr(table, method)(keys)
+
+    step(tf.constant([1]))  # the first call runs eagerly
+    with pytest.raises(NotImplementedError, match=f"DenseHashTable.{method} cannot run inside"):
+        step(tf.constant([2]))

@@ -6,7 +6,8 @@ array per Variable, keyed by the Variable's *object path* from the checkpoint, e
 ``.`` and ``/`` inside a name are escaped as TF does, to ``..`` and ``.S``; an object
 with a ``_checkpoint_children()`` method names its own children: ``{name: object}``), plus
 ``save_counter`` and one metadata entry ``__tapejax_checkpoint__`` (a JSON string:
-format version, each key's dtype name and Variable name). Types NumPy cannot store
+format version, each key's dtype name and Variable name, and the object graph TF
+would save: per node, its ``[name, child node id]`` pairs, for ``CheckpointView``). Types NumPy cannot store
 natively (``bfloat16``) are stored as unsigned integers of the same width and viewed
 back on load. ``numpy.load(PREFIX + ".npz")`` reads it with no tapejax at all.
 
@@ -150,7 +151,7 @@ def _not_found(path) -> NotFoundError:
     )
 
 
-def _write_file(path, arrays: dict, names: dict) -> None:
+def _write_file(path, arrays: dict, names: dict, graph: list | None = None) -> None:
     """Writes ``arrays`` (key -> host array) and the metadata atomically to ``path``.npz."""
     stored, dtypes = {}, {}
     for key, a in arrays.items():
@@ -159,6 +160,8 @@ def _write_file(path, arrays: dict, names: dict) -> None:
             a = a.view(f"u{a.dtype.itemsize}")  # bfloat16 & co: the bits, viewed back on load
         stored[key] = a
     meta = {"format": _FORMAT, "version": _VERSION, "dtypes": dtypes, "names": names}
+    if graph is not None:
+        meta["object_graph"] = graph
     stored[_META_KEY] = np.array(json.dumps(meta))
     target = _checkpoint_file(path)
     directory = os.path.dirname(target)
@@ -351,7 +354,10 @@ class Checkpoint:
             for k, v in variables.items()
         }
         if jax.process_index() == 0:
-            _write_file(file_prefix, arrays, {k: v.name for k, v in variables.items()})
+            from .checkpoint_view import object_graph
+
+            names = {k: v.name for k, v in variables.items()}
+            _write_file(file_prefix, arrays, names, object_graph(self))
         path = os.fspath(file_prefix)
         run_write_callbacks(options, path)
         return path

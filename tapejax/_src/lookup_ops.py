@@ -24,6 +24,7 @@ from .sparse_tensor import SparseTensor, static_value
 from .tensor import Tensor, wrap
 
 __all__ = [
+    "DenseHashTable",
     "KeyValueTensorInitializer",
     "MutableHashTable",
     "StaticHashTable",
@@ -651,6 +652,362 @@ class MutableHashTable:
         """The keys and their values, as two Tensors, sorted by key."""
         del name
         return wrap(jnp.asarray(self._np_keys)), wrap(jnp.asarray(self._np_values))
+
+    def __getitem__(self, keys):
+        """``table[keys]``, the same as ``table.lookup(keys)``."""
+        return self.lookup(keys)
+
+
+# What TF's CPU kernel ``MutableDenseHashTableV2`` is registered for (strings aside).
+_DENSE_DTYPES = {
+    "int64": ("int64", "int32", "float32", "float64", "bool"),
+    "int32": ("int32", "float32", "float64"),
+}
+_DENSE_KERNEL_LIST = (
+    "All kernels registered for op MutableDenseHashTableV2:\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_RESOURCE]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_INT64]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_INT32]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_FLOAT]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_DOUBLE]\n"
+    "  device='CPU'; key_dtype in [DT_STRING]; value_dtype in [DT_BOOL]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_VARIANT]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_INT64]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_INT32]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_FLOAT]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_DOUBLE]\n"
+    "  device='CPU'; key_dtype in [DT_INT64]; value_dtype in [DT_BOOL]\n"
+    "  device='CPU'; key_dtype in [DT_INT32]; value_dtype in [DT_INT32]\n"
+    "  device='CPU'; key_dtype in [DT_INT32]; value_dtype in [DT_FLOAT]\n"
+    "  device='CPU'; key_dtype in [DT_INT32]; value_dtype in [DT_DOUBLE]\n"
+)
+_MASK64 = (1 << 64) - 1
+_DEFAULT_BUCKETS = 1 << 17
+_MAX_LOAD_FACTOR = 0.8
+
+
+def _hash_key(key: np.ndarray) -> int:
+    """TF's ``MutableDenseHashTable::HashKey``: an integer key is its own hash
+    (``static_cast<uint64>``), a vector key folds its elements with ``Hash64Combine``."""
+    if key.shape[0] == 1:
+        return int(key[0]) & _MASK64
+    result = 0
+    for element in key:
+        b = int(element) & _MASK64
+        result = (result ^ (b + 0x9E3779B97F4A7800 + (result << 10) + (result >> 4))) & _MASK64
+    return result
+
+
+class DenseHashTable:
+    """A mutable table with open addressing (``tf.lookup.experimental.DenseHashTable``).
+
+    The table is TF's bucket array, kept on the host as NumPy arrays and changed as
+    TF's ``MutableDenseHashTable`` kernel changes it: a key's first bucket is its hash
+    (an integer key is its own hash) masked to the power-of-two bucket count, collisions
+    probe quadratically, removed keys leave ``deleted_key`` behind, and the bucket count
+    doubles before an insert would pass a load of 0.8. ``export()`` therefore returns
+    TF's arrays, empty buckets included, in TF's order. Keys are scalars or vectors (the
+    shape of ``empty_key``); values are scalars or vectors (the shape of
+    ``default_value``).
+
+    Args:
+        key_dtype: the keys' dtype, int32 or int64.
+        value_dtype: the values' dtype.
+        default_value: the value of keys not in the table; its shape is the values' shape.
+        empty_key: the key that marks an empty bucket; never a table key.
+        deleted_key: the key that marks a removed key's bucket; never a table key.
+        initial_num_buckets: the starting bucket count, a power of two of at least 4
+            (default 2**17).
+        name: accepted for TF's signature (TF's eager ``name`` property is None).
+        checkpoint: accepted for TF's signature; tables are not checkpointed here.
+        experimental_is_anonymous: accepted for TF's signature.
+
+    Raises:
+        InvalidArgumentError: ``empty_key`` equals ``deleted_key``, they differ in shape,
+            a key or value is not a scalar or vector, or ``initial_num_buckets`` is not a
+            power of two of at least 4 (TF's texts).
+        NotFoundError: TF has no table for this key and value dtype pair (TF's text, but
+            for the shared name).
+
+    .. warning::
+        As ``MutableHashTable``, the table cannot be used inside ``tapejax.function`` or
+        a JAX transform: its methods raise ``NotImplementedError`` there.
+
+    Example:
+        >>> import tapejax as tf
+        >>> table = tf.lookup.experimental.DenseHashTable(
+        ...     tf.int32, tf.float32, -1.0, empty_key=-1, deleted_key=-2,
+        ...     initial_num_buckets=4)
+        >>> table.insert([1, 6], [10.0, 60.0])
+        >>> table.lookup([6, 3]).numpy()
+        array([60., -1.], dtype=float32)
+        >>> table.export()[0].numpy().ravel()
+        array([-1,  1,  6, -1], dtype=int32)
+    """
+
+    def __init__(
+        self,
+        key_dtype,
+        value_dtype,
+        default_value,
+        empty_key,
+        deleted_key,
+        initial_num_buckets=None,
+        name="MutableDenseHashTable",
+        checkpoint=True,
+        experimental_is_anonymous=False,
+    ):
+        del name, checkpoint, experimental_is_anonymous
+        self._key_dtype = dtypes.as_dtype(key_dtype)
+        self._value_dtype = dtypes.as_dtype(value_dtype)
+        self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
+        empty = convert_to_tensor(empty_key, dtype=self._key_dtype)
+        deleted = convert_to_tensor(deleted_key, dtype=self._key_dtype)
+        self._check_dtypes(initial_num_buckets)
+        empty_np, deleted_np = np.asarray(empty._value), np.asarray(deleted._value)
+        default_np = np.asarray(self._default_value._value)
+        if default_np.ndim > 1:
+            raise self._create_error(
+                f"Empty value must be a scalar or a vector, got shape [{_shape_text(default_np.shape)}]"
+            )
+        if empty_np.ndim > 1:
+            raise self._create_error(
+                f"Empty key must be a scalar or a vector, got shape [{_shape_text(empty_np.shape)}]"
+            )
+        if empty_np.shape != deleted_np.shape:
+            raise self._create_error(
+                "Empty and deleted keys must have same shape, got shapes: "
+                f"[{_shape_text(empty_np.shape)}] and [{_shape_text(deleted_np.shape)}]"
+            )
+        if np.array_equal(empty_np, deleted_np):
+            raise self._create_error("Empty and deleted keys cannot be equal")
+        buckets = _DEFAULT_BUCKETS if initial_num_buckets is None else int(initial_num_buckets)
+        if buckets < 4 or buckets & (buckets - 1):
+            raise self._create_error(
+                f"Number of buckets must be at least 4 and a power of 2, got: {buckets}"
+            )
+        self._key_shape = empty_np.shape
+        self._value_shape = default_np.shape
+        self._empty = empty_np.reshape(-1)
+        self._deleted = deleted_np.reshape(-1)
+        self._empty_hash = _hash_key(self._empty)
+        self._deleted_hash = _hash_key(self._deleted)
+        self._default_row = default_np.reshape(-1)
+        self._num_entries = 0
+        self._key_buckets, self._value_buckets = self._empty_buckets(buckets)
+
+    def _create_error(self, message: str) -> InvalidArgumentError:
+        return InvalidArgumentError(
+            None,
+            None,
+            "{{function_node __wrapped__MutableDenseHashTableV2_device_/job:localhost/"
+            f"replica:0/task:0/device:CPU:0}}}} {message} [Op:MutableDenseHashTableV2] "
+            "name: MutableDenseHashTable",
+        )
+
+    def _check_dtypes(self, initial_num_buckets) -> None:
+        if self._value_dtype.name in _DENSE_DTYPES.get(self._key_dtype.name, ()):
+            return
+        enum = {"float32": "FLOAT", "float64": "DOUBLE"}
+        k = "DT_" + enum.get(self._key_dtype.name, self._key_dtype.name.upper())
+        v = "DT_" + enum.get(self._value_dtype.name, self._value_dtype.name.upper())
+        buckets = _DEFAULT_BUCKETS if initial_num_buckets is None else initial_num_buckets
+        shape = _shape_text(self._default_value.shape.as_list())
+        raise NotFoundError(
+            None,
+            None,
+            "Could not find device for node: {{node MutableDenseHashTableV2}} = "
+            f'MutableDenseHashTableV2[container="", initial_num_buckets={buckets}, '
+            f'key_dtype={k}, max_load_factor=0.8, shared_name="table_0", '
+            f"use_node_name_sharing=false, value_dtype={v}, value_shape=[{shape}]]\n"
+            f"{_DENSE_KERNEL_LIST} [Op:MutableDenseHashTableV2] name: MutableDenseHashTable",
+        )
+
+    def _empty_buckets(self, n: int):
+        key_dtype = jnp.asarray(0, self._key_dtype.as_numpy_dtype).dtype
+        keys = np.tile(self._empty.astype(key_dtype), (n, 1))
+        values = np.zeros((n, self._default_row.size), self._default_value._value.dtype)
+        return keys, values
+
+    @property
+    def key_dtype(self):
+        """The dtype of the keys."""
+        return self._key_dtype
+
+    @property
+    def value_dtype(self):
+        """The dtype of the values."""
+        return self._value_dtype
+
+    @property
+    def name(self):
+        """None, as TF's eager tables."""
+        return None
+
+    _host = MutableHashTable._host
+
+    def size(self, name=None):
+        """The number of keys, an int64 scalar Tensor (TF's count, duplicates included)."""
+        del name
+        return convert_to_tensor(self._num_entries, dtype=dtypes.int64)
+
+    def _key_rows(self, keys: np.ndarray, op: str) -> np.ndarray:
+        """``keys`` as one row per key, with TF's shape check."""
+        expected = keys.shape[:1] + self._key_shape
+        if keys.shape != expected:
+            raise _op_error(
+                op, f"Expected key shape [{_shape_text(expected)}] got [{_shape_text(keys.shape)}]"
+            )
+        return keys.reshape(-1, max(1, int(np.prod(self._key_shape, dtype=int))))
+
+    def _reserved(self, row: np.ndarray, key_hash: int, op: str) -> bool:
+        """Raises TF's error for an empty or deleted key, or says whether ``row`` is one."""
+        for which, marker, marker_hash in (
+            ("empty_key", self._empty, self._empty_hash),
+            ("deleted_key", self._deleted, self._deleted_hash),
+        ):
+            if key_hash == marker_hash and np.array_equal(row, marker):
+                if op is None:
+                    return True
+                raise _op_error(op, f"Using the {which} as a table key is not allowed")
+        return False
+
+    def _probe(self, key_hash: int):
+        """TF's quadratic probe sequence over the buckets."""
+        mask = self._key_buckets.shape[0] - 1
+        index = key_hash & mask
+        for probes in range(1, self._key_buckets.shape[0] + 1):
+            yield index
+            index = (index + probes) & mask
+
+    def _do_insert(self, key_rows, value_rows, op) -> None:
+        """TF's ``DoInsert``; ``op`` None skips empty and deleted keys (rebucketing)."""
+        buckets = self._key_buckets
+        for row, value in zip(key_rows, value_rows):
+            key_hash = _hash_key(row)
+            if self._reserved(row, key_hash, op):
+                continue
+            for index in self._probe(key_hash):
+                if np.array_equal(buckets[index], row):
+                    self._value_buckets[index] = value
+                    break
+                if np.array_equal(buckets[index], self._empty) or np.array_equal(
+                    buckets[index], self._deleted
+                ):
+                    self._num_entries += 1
+                    buckets[index] = row
+                    self._value_buckets[index] = value
+                    break
+
+    def insert_or_assign(self, keys, values, name=None):
+        """Sets the values of ``keys``, in TF's bucket order (see the class).
+
+        Args:
+            keys: a scalar key or a batch of keys, of the table's key dtype.
+            values: one value per key.
+            name: unused (TF's op name).
+
+        Raises:
+            ValueError: ``keys`` or ``values`` has another dtype (TF's text).
+            InvalidArgumentError: a shape is wrong, or a key is the empty or deleted key
+                (TF's texts; as in TF, the keys before that one are inserted).
+        """
+        del name
+        keys_t = _convert(keys, self._key_dtype, "keys")
+        values_t = _convert(values, self._value_dtype, "values")
+        k = self._host(keys_t, "insert")
+        v = self._host(values_t, "insert")
+        op = "LookupTableInsertV2"
+        rows = self._key_rows(k, op)
+        expected = k.shape[: k.ndim - len(self._key_shape)] + self._value_shape
+        if v.shape != expected:
+            raise _op_error(
+                op,
+                f"Expected shape [{_shape_text(expected)}] for value, got [{_shape_text(v.shape)}]",
+            )
+        # TF grows as though every key were new, before inserting any of them.
+        batch = 1 if k.ndim == 0 else k.shape[0]
+        pending = self._num_entries + batch
+        n = self._key_buckets.shape[0]
+        if pending > n * _MAX_LOAD_FACTOR:
+            while pending > n * _MAX_LOAD_FACTOR:
+                n <<= 1
+            old_keys, old_values = self._key_buckets, self._value_buckets
+            self._key_buckets, self._value_buckets = self._empty_buckets(n)
+            self._num_entries = 0
+            self._do_insert(old_keys, old_values, None)
+        self._do_insert(rows, v.reshape(rows.shape[0], -1), op)
+
+    def insert(self, keys, values, name=None):
+        """The same as ``insert_or_assign``."""
+        return self.insert_or_assign(keys, values, name)
+
+    def erase(self, keys, name=None):
+        """Removes ``keys``, leaving ``deleted_key`` in their buckets; absent keys are ignored.
+
+        Raises:
+            TypeError: ``keys`` has another dtype than the table's keys (TF's text).
+            InvalidArgumentError: a shape is wrong, or a key is the empty or deleted key
+                (TF's texts).
+        """
+        del name
+        if keys.dtype != self._key_dtype:
+            raise TypeError(
+                f"Signature mismatch. Keys must be dtype {self._key_dtype}, got {keys.dtype}."
+            )
+        k = self._host(keys, "remove")
+        op = "LookupTableRemoveV2"
+        if k.ndim == 0:
+            # TF reads the batch size from a dimension a scalar does not have and prints
+            # whatever number it finds; the error is the same.
+            raise _op_error(op, f"Expected key shape [1] got [{_shape_text(k.shape)}]")
+        for row in self._key_rows(k, op):
+            key_hash = _hash_key(row)
+            self._reserved(row, key_hash, op)
+            for index in self._probe(key_hash):
+                if np.array_equal(self._key_buckets[index], row):
+                    self._num_entries -= 1
+                    self._key_buckets[index] = self._deleted
+                    break
+                if np.array_equal(self._key_buckets[index], self._empty):
+                    break
+
+    def remove(self, keys, name=None):
+        """The same as ``erase``."""
+        return self.erase(keys, name)
+
+    def lookup(self, keys, name=None):
+        """The values of ``keys``, of shape ``keys``'s batch shape plus the value shape.
+
+        Raises:
+            ValueError: ``keys`` has another dtype (TF's text).
+            InvalidArgumentError: a shape is wrong, or a key is the empty or deleted key
+                (TF's texts).
+        """
+        del name
+        keys_t = _convert(keys, self._key_dtype, "keys")
+        k = self._host(keys_t, "lookup")
+        op = "LookupTableFindV2"
+        rows = self._key_rows(k, op)
+        out = np.empty((rows.shape[0], self._default_row.size), self._value_buckets.dtype)
+        for i, row in enumerate(rows):
+            key_hash = _hash_key(row)
+            self._reserved(row, key_hash, op)
+            out[i] = self._default_row
+            for index in self._probe(key_hash):
+                if np.array_equal(self._key_buckets[index], row):
+                    out[i] = self._value_buckets[index]
+                    break
+                if np.array_equal(self._key_buckets[index], self._empty):
+                    break
+        shape = k.shape[: k.ndim - len(self._key_shape)] + self._value_shape
+        return wrap(jnp.asarray(out.reshape(shape)))
+
+    def export(self, name=None):
+        """TF's bucket arrays: keys ``[num_buckets, key_size]`` (``empty_key`` in empty
+        buckets, ``deleted_key`` in removed ones) and values ``[num_buckets, value_size]``."""
+        del name
+        return wrap(jnp.asarray(self._key_buckets)), wrap(jnp.asarray(self._value_buckets))
 
     def __getitem__(self, keys):
         """``table[keys]``, the same as ``table.lookup(keys)``."""

@@ -194,13 +194,6 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
             "random_jpeg_quality",
             "stateless_random_jpeg_quality",
         )
-    }
-    | {
-        "generate_bounding_box_proposals": (
-            "tapejax does not implement tf.image.generate_bounding_box_proposals (Faster "
-            "R-CNN's proposal op) yet; decode the boxes with tapejax ops and select them "
-            "with tapejax.image.non_max_suppression"
-        ),
     },
     "sparse": {"cross": _STRINGS},
     "debugging": {
@@ -271,14 +264,6 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
         "ClusterSpec": _CLUSTERS,
         "JobDef": _CLUSTERS,
         "ServerDef": _CLUSTERS,
-        "CheckpointView": (
-            "tapejax does not provide tf.train.CheckpointView: list a checkpoint's values "
-            "with tapejax.train.list_variables and read one with load_variable"
-        ),
-        "TrackableView": (
-            "tapejax does not provide tf.train.TrackableView: tapejax.Module's "
-            "trainable_variables and submodules walk the same object graph"
-        ),
     },
     "train.experimental": {
         name: _SHARDING
@@ -326,13 +311,6 @@ NOT_PROVIDED: dict[str, dict[str, str]] = {
     "lookup": {
         "TextFileIndex": _STRINGS,
         "TextFileInitializer": _STRINGS,
-    },
-    "lookup.experimental": {
-        "DenseHashTable": (
-            "tapejax does not provide tf.lookup.experimental.DenseHashTable, a mutable hash "
-            "table with TF's open addressing; use tapejax.lookup.StaticHashTable for a fixed "
-            "mapping, or a Python dict on the host"
-        ),
     },
     "summary": {
         name: (
