@@ -16,6 +16,9 @@ import tapejax as tf
 
 F = np.float32
 
+# TF's CPU build has no kernel, so a Case (run against live TF) cannot hold it.
+OTHERWISE_TESTED = {"image.generate_bounding_box_proposals"}
+
 
 def _kernel(scores, deltas, info, anchors, nms_threshold, pre_nms_topn, min_size, post_nms_topn):
     """TF's GPU kernel, box by box."""
