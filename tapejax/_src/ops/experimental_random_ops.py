@@ -11,20 +11,15 @@ random state: every draw here is stateless or the caller's.
 from __future__ import annotations
 
 import functools
-import numbers
-
-import numpy as np
 
 from ..dispatch import apply
-from ..errors import InvalidArgumentError
 from ..tensor import Tensor
 from ..tensor_shape import TensorShape
 from ._helpers import to_tensor
 from .array_ops import shape as _shape_of
 from .index_shuffle_ops import random_index_shuffle
-from .math_ops import divide, multiply, subtract
 from .pad_ops import pad
-from .random_ops import _checked_seed, _keep_op, stateless_uniform
+from .random_ops import _checked_seed, dropout_with, stateless_uniform
 from .random_samplers import _Sampler, _shuffle_fn
 
 __all__ = ["general_dropout", "index_shuffle", "stateless_dropout", "stateless_shuffle"]
@@ -48,48 +43,12 @@ def _noise_shape(x: Tensor, noise_shape):
 
 
 def _dropout(x, rate, noise_shape, uniform_sampler):
-    """TF's ``nn_ops._dropout``: its checks, fast path and arithmetic, in its order."""
-    is_rate_number = isinstance(rate, numbers.Real) and not isinstance(rate, Tensor)
-    if is_rate_number and (rate < 0 or rate >= 1):
-        raise ValueError(
-            f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}"
-        )
-    x = to_tensor(x)
-    if not x.dtype.is_floating:
-        raise ValueError(
-            "`x.dtype` must be a floating point tensor as `x` will be scaled. Received: "
-            f"x_dtype={x.dtype}"
-        )
-    if is_rate_number and rate == 0:
-        return x
-    if is_rate_number:
-        rate = float(rate)
-        ret = multiply(x, float(1 / (1 - rate)))
-    elif isinstance(rate, Tensor) or getattr(rate, "_is_variable", False):
-        rate = to_tensor(rate)
-        if rate._v.ndim != 0:
-            raise ValueError(f"Shape {rate.shape} must have rank 0")
-        if rate.dtype != x.dtype:
-            raise ValueError(
-                "`x.dtype` must be compatible with `rate.dtype`. Received: "
-                f"x.dtype={x.dtype} and rate.dtype={rate.dtype}"
-            )
-        ret = divide(x, subtract(1.0, rate))
-    else:
-        raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
-    random_tensor = to_tensor(uniform_sampler(shape=_noise_shape(x, noise_shape), dtype=x.dtype))
-    noise = tuple(random_tensor._v.shape)
-    try:
-        np.broadcast_shapes(noise, x._v.shape)
-    except ValueError:
-        raise InvalidArgumentError(
-            None,
-            None,
-            f"condition [{','.join(map(str, noise))}], then "
-            f"[{','.join(map(str, x._v.shape))}], and else [] must be broadcastable "
-            "[Op:SelectV2]",
-        ) from None
-    return apply(_keep_op, (random_tensor, ret, rate))
+    """TF's ``nn_ops._dropout`` with ``uniform_sampler(shape=..., dtype=...)`` drawing."""
+    return dropout_with(
+        x,
+        rate,
+        lambda x: uniform_sampler(shape=_noise_shape(x, noise_shape), dtype=x.dtype),
+    )
 
 
 def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):

@@ -279,20 +279,10 @@ def _noise_shape(x: Tensor, noise_shape) -> tuple:
     return _shape(noise_shape, "RandomUniform")
 
 
-def dropout(x, rate, noise_shape=None, seed=None, name=None):
-    """Zeroes elements with probability ``rate`` and scales the rest by ``1 / (1 - rate)``
-    (``tf.nn.dropout``).
-
-    ``noise_shape`` (broadcast against ``x``'s shape) shares one keep/drop decision along
-    its size-1 dimensions. The gradient is the keep mask times the scale, and flows to a
-    tensor ``rate`` too, as TF's.
-
-    Example:
-        >>> import tapejax as tf
-        >>> y = tf.nn.dropout(tf.ones([4, 5]), rate=0.5, seed=1)
-        >>> sorted(set(y.numpy().ravel().tolist())) in ([0.0, 2.0], [2.0], [0.0])
-        True
-    """
+def dropout_with(x, rate, sample):
+    """TF's ``nn_ops._dropout``: its checks, fast path and arithmetic, in its order, with
+    ``sample(x)`` drawing the uniform numbers (``tf.nn.dropout``'s seeded stream, or
+    ``general_dropout``'s sampler)."""
     is_rate_number = isinstance(rate, numbers.Real) and not isinstance(rate, Tensor)
     if is_rate_number and (rate < 0 or rate >= 1):
         raise ValueError(
@@ -323,7 +313,9 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         ret = divide(x, subtract(1.0, rate))
     else:
         raise ValueError(f"`rate` must be a scalar or scalar tensor. Received: rate={rate}")
-    noise = _noise_shape(x, noise_shape)
+    # Drawn before the shapes are checked, as TF's Mul after the draw checks them.
+    random_tensor = to_tensor(sample(x))
+    noise = tuple(random_tensor._v.shape)
     try:
         np.broadcast_shapes(noise, x._v.shape)
     except ValueError:
@@ -334,8 +326,26 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
             f"[{','.join(map(str, x._v.shape))}], and else [] must be broadcastable "
             "[Op:SelectV2]",
         ) from None
-    random_tensor = uniform(noise, dtype=x.dtype, seed=seed)
     return apply(_keep_op, (random_tensor, ret, rate))
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """Zeroes elements with probability ``rate`` and scales the rest by ``1 / (1 - rate)``
+    (``tf.nn.dropout``).
+
+    ``noise_shape`` (broadcast against ``x``'s shape) shares one keep/drop decision along
+    its size-1 dimensions. The gradient is the keep mask times the scale, and flows to a
+    tensor ``rate`` too, as TF's.
+
+    Example:
+        >>> import tapejax as tf
+        >>> y = tf.nn.dropout(tf.ones([4, 5]), rate=0.5, seed=1)
+        >>> sorted(set(y.numpy().ravel().tolist())) in ([0.0, 2.0], [2.0], [0.0])
+        True
+    """
+    return dropout_with(
+        x, rate, lambda x: uniform(_noise_shape(x, noise_shape), dtype=x.dtype, seed=seed)
+    )
 
 
 # ``where(random >= rate, ret, 0)`` as one op: TF's GreaterEqual has no gradient, so the
