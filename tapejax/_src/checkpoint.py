@@ -7,9 +7,9 @@ array per Variable, keyed by the Variable's *object path* from the checkpoint, e
 with a ``_checkpoint_children()`` method names its own children: ``{name: object}``), plus
 ``save_counter`` and one metadata entry ``__tapejax_checkpoint__`` (a JSON string:
 format version, each key's dtype name and Variable name, and the object graph TF
-would save: per node, its ``[name, child node id]`` pairs, for ``CheckpointView``). Types NumPy cannot store
-natively (``bfloat16``) are stored as unsigned integers of the same width and viewed
-back on load. ``numpy.load(PREFIX + ".npz")`` reads it with no tapejax at all.
+would save: per node, its ``[name, child node id]`` pairs, for ``CheckpointView``).
+Types NumPy cannot store natively (``bfloat16``) are stored as unsigned integers of the
+same width and viewed back on load. ``numpy.load(PREFIX + ".npz")`` reads it with no tapejax at all.
 
 Restoring puts each value on the target Variable's current sharding (one device, or a
 strategy's replicated or split layout), whatever layout it was saved from. A Variable
