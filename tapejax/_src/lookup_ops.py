@@ -151,7 +151,21 @@ def _check_table_dtypes(key_dtype, value_dtype) -> None:
     )
 
 
-class StaticHashTable:
+class _TableDtypes:
+    """``key_dtype`` and ``value_dtype`` of a table that stores them as TF's attributes."""
+
+    @property
+    def key_dtype(self):
+        """The dtype of the keys."""
+        return self._key_dtype
+
+    @property
+    def value_dtype(self):
+        """The dtype of the values."""
+        return self._value_dtype
+
+
+class StaticHashTable(_TableDtypes):
     """An immutable key-value table (``tf.lookup.StaticHashTable``).
 
     Args:
@@ -205,16 +219,6 @@ class StaticHashTable:
         keep = np.concatenate([[True], ~same])
         self._keys = jnp.asarray(keys[keep])
         self._values = jnp.asarray(values[keep])
-
-    @property
-    def key_dtype(self):
-        """The dtype of the keys."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self):
-        """The dtype of the values."""
-        return self._value_dtype
 
     @property
     def default_value(self):
@@ -459,7 +463,7 @@ def _convert(value, dtype, name: str):
         raise ValueError(f"{name}: {e}") from None
 
 
-class MutableHashTable:
+class MutableHashTable(_TableDtypes):
     """A table that ``insert`` and ``remove`` change (``tf.lookup.experimental.MutableHashTable``).
 
     The table lives on the host, as NumPy arrays; values may be scalars or tensors of the
@@ -526,16 +530,6 @@ class MutableHashTable:
             f"use_node_name_sharing=false, value_dtype={v}]\n{_MUTABLE_KERNEL_LIST} "
             "[Op:MutableHashTableV2] name: MutableHashTable",
         )
-
-    @property
-    def key_dtype(self):
-        """The dtype of the keys."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self):
-        """The dtype of the values."""
-        return self._value_dtype
 
     @property
     def name(self):
@@ -698,7 +692,7 @@ def _hash_key(key: np.ndarray) -> int:
     return result
 
 
-class DenseHashTable:
+class DenseHashTable(_TableDtypes):
     """A mutable table with open addressing (``tf.lookup.experimental.DenseHashTable``).
 
     The table is TF's bucket array, kept on the host as NumPy arrays and changed as
@@ -828,16 +822,6 @@ class DenseHashTable:
         keys = np.tile(self._empty.astype(key_dtype), (n, 1))
         values = np.zeros((n, self._default_row.size), self._default_value._value.dtype)
         return keys, values
-
-    @property
-    def key_dtype(self):
-        """The dtype of the keys."""
-        return self._key_dtype
-
-    @property
-    def value_dtype(self):
-        """The dtype of the values."""
-        return self._value_dtype
 
     @property
     def name(self):
