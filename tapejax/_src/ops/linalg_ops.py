@@ -14,6 +14,8 @@ conversion work there.
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -223,16 +225,99 @@ def trace(x, name=None):
     return apply(_trace_op, (x,))
 
 
-def _single_k(k, what: str) -> int:
-    ks = np.asarray(k).reshape(-1).tolist()
-    if len(ks) == 2 and ks[0] == ks[1]:
-        ks = ks[:1]
-    if len(ks) != 1:
-        raise NotImplementedError(
-            f"tapejax.linalg.{what} with a band of diagonals (k={k!r}) is not implemented: "
-            "pass one diagonal index k."
+_ALIGNS = ("LEFT_RIGHT", "RIGHT_LEFT", "LEFT_LEFT", "RIGHT_RIGHT")
+
+
+def _check_align(align, op_name: str, signature: str) -> None:
+    if align not in _ALIGNS:
+        allowed = ", ".join(f'"{a}"' for a in _ALIGNS)
+        raise _iae(
+            f"Value for attr 'align' of \"{align}\" is not in the list of allowed values: "
+            f"{allowed}\n\t; NodeDef: {{{{node {op_name}}}}}; Op<name={op_name}; "
+            f"signature={signature}; attr=T:type; "
+            f'attr=align:string,default="RIGHT_LEFT",allowed=[{allowed}]>',
+            op_name,
         )
-    return int(ks[0])
+
+
+def _is_tensor(v) -> bool:
+    return type(v) is Tensor or getattr(v, "_is_variable", False)
+
+
+def _diag_range(k, op_name: str) -> tuple[int, int]:
+    """TF's ``k`` input (int32, one or two elements) as ``(lower, upper)``, unchecked order."""
+    if _is_tensor(k):
+        k = to_tensor(k)
+        if k._v.dtype != np.int32:
+            raise dtype_mismatch(op_name, 1, np.dtype(np.int32), k._v.dtype)
+    else:
+        k = convert_to_tensor(k, dtype=dtypes.int32)
+    ks = np.asarray(k._v)
+    if ks.ndim > 1:
+        raise _iae(
+            f"diag_index must be a scalar or vector, received shape: [{_dims(ks.shape)}]", op_name
+        )
+    if ks.size == 0:
+        raise _iae("Expected diag_index to have at least 1 element", op_name)
+    if ks.size > 2:
+        raise _iae(
+            f"diag_index must have only one or two elements, received {ks.size} elements.",
+            op_name,
+        )
+    ks = ks.reshape(-1).tolist()
+    return int(ks[0]), int(ks[-1])
+
+
+def _padding(value, x, op_name: str, index: int):
+    """``padding_value`` as a Python scalar of the matrices' dtype, and those matrices (a
+    non-Tensor ``x`` takes a Tensor padding's dtype, as TF's eager conversion does)."""
+    if _is_tensor(value):
+        value = to_tensor(value)
+        if _is_tensor(x):
+            x = to_tensor(x)
+        else:
+            x = convert_to_tensor(x, dtype=value.dtype)
+        if value._v.dtype != x._v.dtype:
+            raise dtype_mismatch(op_name, index, x._v.dtype, value._v.dtype)
+    else:
+        x = to_tensor(x)
+        if x._v.dtype == np.bool_:
+            # TF's matrix_diag does ``bool(padding_value)`` itself: 0 is not a bool constant.
+            value = convert_to_tensor(bool(np.asarray(value).reshape(-1)[0]))
+        else:
+            value = convert_to_tensor(value, dtype=x.dtype)
+    return x, value
+
+
+def _scalar_padding(value: Tensor, ok: bool, message: str, op_name: str):
+    if not ok:
+        raise _iae(message, op_name)
+    return np.asarray(value._v).reshape(-1)[0].item()
+
+
+def _diag_len(rows: int, cols: int, k: int) -> int:
+    return max(0, min(rows + min(k, 0), cols - max(k, 0)))
+
+
+@functools.lru_cache(maxsize=256)
+def _band_positions(rows: int, cols: int, lower: int, upper: int, width: int, align: str):
+    """Where each entry of TF's compact band layout ``[upper - lower + 1, width]`` lies in a
+    ``rows x cols`` matrix: row and column indices and the entry indices of the real
+    (unpadded) entries, as flat NumPy arrays. Row ``i`` holds diagonal ``upper - i``;
+    ``align`` says on which side a shorter super- (first part) and subdiagonal (second part)
+    is padded."""
+    left_super, left_sub = (part == "LEFT" for part in align.split("_"))
+    r, c, i, j = [], [], [], []
+    for row, d in enumerate(range(upper, lower - 1, -1)):
+        length = _diag_len(rows, cols, d)
+        left = (d >= 0 and left_super) or (d <= 0 and left_sub)
+        offset = 0 if left else width - length
+        t = np.arange(length)
+        r.append(t - min(d, 0))
+        c.append(t + max(d, 0))
+        i.append(np.full(length, row))
+        j.append(t + offset)
+    return tuple(np.concatenate(a).astype(np.int32) for a in (r, c, i, j))
 
 
 def _diag_positions(length: int, k: int):
@@ -246,12 +331,36 @@ def _diag_fn(d, *, k, rows, cols, padding):
     return out.at[..., r, c].set(d, mode="drop")
 
 
+def _band_diag_fn(d, *, lower, upper, rows, cols, padding, align):
+    r, c, i, j = _band_positions(rows, cols, lower, upper, d.shape[-1], align)
+    out = jnp.full(d.shape[:-2] + (rows, cols), padding, d.dtype)
+    return out.at[..., r, c].set(d[..., i, j])
+
+
 _diag_op = Op("MatrixDiagV3", _diag_fn)
+_band_diag_op = Op("MatrixDiagV3", _band_diag_fn)
 
 
 def _scalar(v):
     """A scalar argument (Python number or 0-d Tensor) as a Python number."""
     return np.asarray(v).item()
+
+
+def _count(v, what: str, op_name: str) -> int:
+    """``num_rows`` / ``num_cols``: an int32 scalar."""
+    if _is_tensor(v):
+        v = to_tensor(v)
+        if v._v.dtype != np.int32:
+            index = 2 if what == "num_rows" else 3
+            raise dtype_mismatch(op_name, index, np.dtype(np.int32), v._v.dtype)
+    else:
+        v = convert_to_tensor(v, dtype=dtypes.int32)
+    if v._v.ndim != 0:
+        raise _iae(f"{what} must be a scalar", op_name)
+    return int(np.asarray(v._v))
+
+
+_DIAG_SIGNATURE = "diagonal:T, k:int32, num_rows:int32, num_cols:int32, padding_value:T -> output:T"
 
 
 def diag(
@@ -263,17 +372,48 @@ def diag(
     padding_value=0,
     align="RIGHT_LEFT",
 ):
-    """Matrices with ``diagonal`` on their ``k``-th diagonal, ``padding_value`` elsewhere
-    (``tf.linalg.diag``); one diagonal index ``k`` (a band ``k=(lo, hi)`` is not implemented)."""
-    d = to_tensor(diagonal)
+    """Matrices with ``diagonal`` on their ``k``-th diagonal(s), ``padding_value`` elsewhere
+    (``tf.linalg.diag``).
+
+    A single ``k`` (or ``k=(j, j)``) puts ``diagonal[..., :]`` on diagonal ``k`` of each
+    ``[..., num_rows, num_cols]`` matrix. A band ``k=(lo, hi)`` reads TF's compact layout
+    ``diagonal[..., hi - lo + 1, max_diag_len]``, row ``i`` holding diagonal ``hi - i``,
+    shorter diagonals padded on the side ``align`` names (``"RIGHT_LEFT"``: superdiagonals
+    right-aligned, subdiagonals left-aligned). ``num_rows``/``num_cols`` left at -1 are the
+    smallest that fit (a square matrix when both are).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.linalg.diag([[1, 2], [3, 4]], k=(-1, 0)).numpy()
+        array([[1, 0],
+               [3, 2]], dtype=int32)
+    """
+    op = "MatrixDiagV3"
+    d, pad = _padding(padding_value, diagonal, op, 4)
+    lower, upper = _diag_range(k, op)
+    rows, cols = _count(num_rows, "num_rows", op), _count(num_cols, "num_cols", op)
+    _check_align(align, op, _DIAG_SIGNATURE)
+    padding = _scalar_padding(pad, pad._v.ndim == 0, "padding_value must be a scalar", op)
+    shape = d._v.shape
     if d._v.ndim < 1:
+        raise _iae(f"diagonal must be at least 1-dim, received shape: [{_dims(shape)}]", op)
+    if lower > upper:
         raise _iae(
-            f"diagonal must be at least 1-dim, received shape: [{_dims_of(d)}]", "MatrixDiagV3"
+            f"lower_diag_index must not be larger than upper_diag_index: {lower} > {upper}", op
         )
-    k = _single_k(k, "diag")
-    n = d._v.shape[-1]
-    rows, cols = int(_scalar(num_rows)), int(_scalar(num_cols))
-    min_rows, min_cols = n - min(k, 0), n + max(k, 0)
+    band = lower != upper
+    if band and (d._v.ndim < 2 or shape[-2] != upper - lower + 1):
+        raise _iae(
+            "The number of diagonals provided in the input does not match the "
+            "lower_diag_index and upper_diag_index range.",
+            op,
+        )
+    width = shape[-1]
+    min_rows, min_cols = width - min(upper, 0), width + max(lower, 0)
+    if rows != -1 and rows < min_rows:
+        raise _iae("The number of rows is too small.", op)
+    if cols != -1 and cols < min_cols:
+        raise _iae("The number of columns is too small.", op)
     if rows == -1 and cols == -1:
         rows = cols = max(min_rows, min_cols)
     elif rows == -1:
@@ -284,29 +424,79 @@ def diag(
         raise _iae(
             "The number of rows or columns is not consistent with the specified d_lower, "
             "d_upper, and diagonal.",
-            "MatrixDiagV3",
+            op,
         )
-    static = (("cols", cols), ("k", k), ("padding", _scalar(padding_value)), ("rows", rows))
-    return apply(_diag_op, (d,), static)
+    if not band:
+        static = (("cols", cols), ("k", lower), ("padding", padding), ("rows", rows))
+        return apply(_diag_op, (d,), static)
+    static = (
+        ("align", align),
+        ("cols", cols),
+        ("lower", lower),
+        ("padding", padding),
+        ("rows", rows),
+        ("upper", upper),
+    )
+    return apply(_band_diag_op, (d,), static)
 
 
 def _diag_part_fn(x, *, k):
     return jnp.diagonal(x, offset=k, axis1=-2, axis2=-1)
 
 
+def _band_diag_part_fn(x, *, lower, upper, padding, align):
+    rows, cols = x.shape[-2:]
+    width = max(_diag_len(rows, cols, d) for d in range(lower, upper + 1))
+    r, c, i, j = _band_positions(rows, cols, lower, upper, width, align)
+    out = jnp.full(x.shape[:-2] + (upper - lower + 1, width), padding, x.dtype)
+    return out.at[..., i, j].set(x[..., r, c])
+
+
 _diag_part_op = Op("MatrixDiagPartV3", _diag_part_fn)
+_band_diag_part_op = Op("MatrixDiagPartV3", _band_diag_part_fn)
+
+
+def _check_bounds(lower: int, upper: int, rows: int, cols: int, op_name: str, dot: str):
+    for what, k, sep in (("lower", lower, dot), ("upper", upper, "")):
+        if not (-rows < k < cols or k == 0):
+            raise _iae(
+                f"{what}_diag_index is out of bound: {k}{sep} It must be between {-rows} "
+                f"and {cols}",
+                op_name,
+            )
+    if lower > upper:
+        raise _iae(
+            f"lower_diag_index must not be larger than upper_diag_index: {lower} > {upper}",
+            op_name,
+        )
 
 
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):  # noqa: A002
-    """The ``k``-th diagonal of each matrix (``tf.linalg.diag_part``); one diagonal index ``k``
-    (a band ``k=(lo, hi)``, which needs ``padding_value`` and ``align``, is not implemented)."""
-    x = to_tensor(input)
-    _at_least_matrix(x, "MatrixDiagPartV3")
-    k = _single_k(k, "diag_part")
+    """The ``k``-th diagonal(s) of each matrix (``tf.linalg.diag_part``).
+
+    A single ``k`` (or ``k=(j, j)``) gives ``[..., diag_len]``. A band ``k=(lo, hi)`` gives
+    TF's compact layout ``[..., hi - lo + 1, max_diag_len]``: row ``i`` is diagonal
+    ``hi - i``, shorter diagonals padded with ``padding_value`` on the side ``align`` names
+    (``"RIGHT_LEFT"``: superdiagonals right-aligned, subdiagonals left-aligned).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.linalg.diag_part([[1, 2], [3, 4]], k=(-1, 0), padding_value=9).numpy()
+        array([[1, 4],
+               [3, 9]], dtype=int32)
+    """
+    op = "MatrixDiagPartV3"
+    x, pad = _padding(padding_value, input, op, 2)
+    lower, upper = _diag_range(k, op)
+    _check_align(align, op, "input:T, k:int32, padding_value:T -> diagonal:T")
+    padding = _scalar_padding(pad, pad._v.size == 1, "Padding must be scalar.", op)
+    _at_least_matrix(x, op)
     m, n = x._v.shape[-2:]
-    if not -m < k < n and not (k == 0 and m * n == 0):
-        raise _iae(f"Diagonal index {k} is out of bounds [{-m + 1}, {n - 1}]", "MatrixDiagPartV3")
-    return apply(_diag_part_op, (x,), (("k", k),))
+    _check_bounds(lower, upper, m, n, op, ".")
+    if lower == upper:
+        return apply(_diag_part_op, (x,), (("k", lower),))
+    static = (("align", align), ("lower", lower), ("padding", padding), ("upper", upper))
+    return apply(_band_diag_part_op, (x,), static)
 
 
 def _set_diag_fn(x, d, *, k):
@@ -314,28 +504,65 @@ def _set_diag_fn(x, d, *, k):
     return x.at[..., r, c].set(d)
 
 
+def _band_set_diag_fn(x, d, *, lower, upper, align):
+    r, c, i, j = _band_positions(*x.shape[-2:], lower, upper, d.shape[-1], align)
+    return x.at[..., r, c].set(d[..., i, j])
+
+
 _set_diag_op = Op("MatrixSetDiagV3", _set_diag_fn)
+_band_set_diag_op = Op("MatrixSetDiagV3", _band_set_diag_fn)
 
 
 def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa: A002
-    """``input`` with its ``k``-th diagonal replaced by ``diagonal`` (``tf.linalg.set_diag``);
-    one diagonal index ``k``."""
-    x = to_tensor(input)
-    d = _second_operand(diagonal, x, "MatrixSetDiagV3")
-    _at_least_matrix(x, "MatrixSetDiagV3")
-    k = _single_k(k, "set_diag")
+    """``input`` with its ``k``-th diagonal(s) replaced by ``diagonal``
+    (``tf.linalg.set_diag``).
+
+    A single ``k`` (or ``k=(j, j)``) takes ``diagonal`` of shape ``[..., diag_len]``; a band
+    ``k=(lo, hi)`` takes TF's compact layout ``[..., hi - lo + 1, max_diag_len]`` (as
+    ``diag_part`` returns it for the same ``k`` and ``align``); its padding is ignored.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.linalg.set_diag(tf.zeros([2, 2], tf.int32), [[1, 2], [3, 0]], k=(-1, 0)).numpy()
+        array([[1, 0],
+               [3, 2]], dtype=int32)
+    """
+    op = "MatrixSetDiagV3"
+    if _is_tensor(diagonal) and not _is_tensor(input):
+        # TF's eager conversion: the first Tensor among the inputs sets their dtype.
+        d = to_tensor(diagonal)
+        x = convert_to_tensor(input, dtype=d.dtype)
+    else:
+        x = to_tensor(input)
+        d = _second_operand(diagonal, x, op)
+    lower, upper = _diag_range(k, op)
+    _check_align(align, op, "input:T, diagonal:T, k:int32 -> output:T")
+    _at_least_matrix(x, op)
+    if d._v.ndim < 1:
+        raise _iae(f"diagonal must be at least 1-dim, received shape: [{_dims_of(d)}]", op)
     m, n = x._v.shape[-2:]
-    length = max(0, min(m + min(k, 0), n - max(k, 0)))
-    expected = x._v.shape[:-2] + (length,)
+    _check_bounds(lower, upper, m, n, op, "")
+    num_diags = upper - lower + 1
+    rank = x._v.ndim
+    if num_diags > 1 and (d._v.ndim < rank or d._v.shape[rank - 2] != num_diags):
+        raise _iae(
+            "The number of diagonals provided in `diag` is not consistent with "
+            "`lower_diag_index` and `upper_diag_index`",
+            op,
+        )
+    length = max(0, min(m + min(upper, 0), n - max(lower, 0)))
+    expected = x._v.shape[:-2] + ((num_diags,) if num_diags > 1 else ()) + (length,)
     if d._v.shape != expected:
         raise _iae(
             "Either first dimensions of diagonal don't match input.shape[:-2], or "
             "diagonal.shape[:-1] is not equal to the longests diagonal in range "
             f"[lower_diag_index:upper_diag_index].\nInput shape: [{_dims_of(x)}]\n"
             f"Diagonal shape: [{_dims_of(d)}]\nExpected diagonal shape: [{_dims(expected)}]",
-            "MatrixSetDiagV3",
+            op,
         )
-    return apply(_set_diag_op, (x, d), (("k", k),))
+    if num_diags == 1:
+        return apply(_set_diag_op, (x, d), (("k", lower),))
+    return apply(_band_set_diag_op, (x, d), (("align", align), ("lower", lower), ("upper", upper)))
 
 
 def _band_part_fn(x, *, lower, upper):
