@@ -320,6 +320,29 @@ CASES = [
     on_image("image.resize", size=[9, 2], method="bicubic", antialias=True),
     on_image("image.resize", size=[3, 8], method="lanczos3"),
     on_image("image.resize", size=[2, 2], method="lanczos5", antialias=False),
+    # area (TF has no gradient for it: tested below), gaussian and mitchellcubic
+    on_image(
+        "image.resize",
+        diff=False,
+        size=[3, 2],
+        method="area",
+        dtypes=("float32", "uint8", "int32", "float64"),
+    ),
+    on_image("image.resize", diff=False, size=[9, 7], method="area", antialias=True),
+    on_image("image.resize", diff=False, size=[8, 3], method="area", preserve_aspect_ratio=True),
+    on_image(
+        "image.resize", size=[7, 3], method="gaussian", dtypes=("float32", "uint8", "float64")
+    ),
+    on_image("image.resize", size=[2, 9], method="gaussian", antialias=False),
+    on_image("image.resize", size=[9, 2], method="mitchellcubic"),
+    on_image(
+        "image.resize",
+        size=[3, 8],
+        method="mitchellcubic",
+        antialias=False,
+        dtypes=("float32", "int32"),
+    ),
+    on_image("image.resize", size=[3, 7], method="mitchellcubic", preserve_aspect_ratio=True),
     # -- conversions
     on_image(
         "image.convert_image_dtype", diff=False, dtypes=("uint8", "int16", "int32"), dtype="float32"
@@ -480,6 +503,13 @@ CORES = [
             x, size=(3, 8), method="lanczos3", antialias=True
         ),
     ),
+    (
+        "mitchellcubic",
+        lambda x: image_ops._scale_and_translate_fn(
+            x, size=(7, 3), method="mitchellcubic", antialias=True
+        ),
+    ),
+    ("area", lambda x: image_ops._area_fn(x, size=(3, 8))),
     ("standardization", image_ops._standardize_fn),
     ("grayscale", image_ops._gray_op.fn),
     ("contrast", lambda x: image_ops._contrast_fn(x, np.float64(1.7))),
@@ -589,11 +619,24 @@ def test_adjust_contrast_gradient_is_the_formulas():
     np.testing.assert_allclose(gx.numpy(), want_gx, rtol=1e-4, atol=1e-6)
 
 
+RESIZE_METHODS = (
+    "bilinear",
+    "nearest",
+    "bicubic",
+    "lanczos3",
+    "lanczos5",
+    "area",
+    "gaussian",
+    "mitchellcubic",
+)
+
+
 @pytest.mark.parametrize("antialias", [False, True])
-@pytest.mark.parametrize("method", ["bilinear", "nearest", "bicubic", "lanczos3", "lanczos5"])
+@pytest.mark.parametrize("method", RESIZE_METHODS)
 def test_resize_matches_tf_on_many_sizes(method, antialias):
     """Every output size from 1 to 12 on both axes: sample positions are TF's float32
-    arithmetic (ties included), bicubic weights TF's quantized table."""
+    arithmetic (ties included), bicubic weights TF's quantized table, area coverages and
+    ScaleAndTranslate spans TF's."""
     x = image("float32", (1, 7, 5, 1))
     for h in range(1, 13):
         got = tapejax.image.resize(x, [h, 13 - h], method, antialias=antialias).numpy()
@@ -601,14 +644,66 @@ def test_resize_matches_tf_on_many_sizes(method, antialias):
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=f"{method} {h}")
 
 
-def test_resize_methods_not_implemented_say_so():
-    for method in ("area", "gaussian", "mitchellcubic"):
-        with pytest.raises(NotImplementedError, match=method):
-            tapejax.image.resize(tapejax.ones([4, 4, 1]), [2, 2], method=method)
+@pytest.mark.parametrize("method", ["area", "gaussian", "mitchellcubic"])
+def test_resize_matches_tf_on_long_axes(method):
+    """Ratios far from 1 and non-integer ones (wide spans, several pixels per area cell,
+    float32 cell edges that round past the last pixel: 29 -> 11 or 23, 7 -> 13 or 26) on
+    both axes, with their gradients."""
+    x = image("float32", (2, 29, 7, 2))
+    for size in ([5, 22], [11, 13], [30, 1], [23, 26], [3, 17]):
+        for antialias in (False, True):
+            tx, wx = tapejax.constant(x), tensorflow.constant(x)
+            with tapejax.GradientTape() as tape, tensorflow.GradientTape() as tf_tape:
+                tape.watch(tx)
+                tf_tape.watch(wx)
+                got = tapejax.image.resize(tx, size, method, antialias=antialias)
+                want = tensorflow.image.resize(wx, size, method, antialias=antialias)
+                weights = np.linspace(-1.0, 2.0, got.numpy().size, dtype=np.float32)
+                weights = weights.reshape(got.shape)
+                loss, tf_loss = (
+                    tapejax.reduce_sum(got * weights),
+                    tensorflow.reduce_sum(want * weights),
+                )
+            msg = f"{method} {size} antialias={antialias}"
+            assert got.dtype == tapejax.float32 and got.shape == want.shape
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6, err_msg=msg)
+            if method == "area":
+                continue  # TF has no gradient: test_resize_area_has_no_gradient
+            np.testing.assert_allclose(
+                tape.gradient(loss, tx).numpy(),
+                tf_tape.gradient(tf_loss, wx).numpy(),
+                rtol=1e-5,
+                atol=1e-6,
+                err_msg=msg,
+            )
+
+
+def test_resize_area_has_no_gradient():
+    """TF registers no gradient for ResizeArea (its tape raises LookupError); tapejax's
+    tape gives None, as for TF's other ops without one."""
+    x = image("float32", (4, 5, 3))
+    tx, wx = tapejax.constant(x), tensorflow.constant(x)
+    with tapejax.GradientTape() as tape, tensorflow.GradientTape() as tf_tape:
+        tape.watch(tx)
+        tf_tape.watch(wx)
+        got = tapejax.image.resize(tx, [3, 7], "area")
+        want = tensorflow.image.resize(wx, [3, 7], "area")
+    assert tape.gradient(got, tx) is None
+    with pytest.raises(LookupError, match="ResizeArea"):
+        tf_tape.gradient(want, wx)
 
 
 def test_resize_method_names_are_tfs():
-    for name in ("BILINEAR", "NEAREST_NEIGHBOR", "BICUBIC", "AREA", "LANCZOS3", "GAUSSIAN"):
+    for name in (
+        "BILINEAR",
+        "NEAREST_NEIGHBOR",
+        "BICUBIC",
+        "AREA",
+        "LANCZOS3",
+        "LANCZOS5",
+        "GAUSSIAN",
+        "MITCHELLCUBIC",
+    ):
         assert getattr(tapejax.image.ResizeMethod, name) == getattr(
             tensorflow.image.ResizeMethod, name
         )
@@ -766,6 +861,56 @@ ERRORS = [
         lambda tf: tf.image.resize(tf.ones([4, 5, 3], tf.bool), [2, 2], "lanczos3"),
         IAE,
         r"Value for attr 'T' of bool is not in the list of allowed values: int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double",
+    ),
+    (
+        lambda tf: tf.image.resize(tf.ones([4, 5, 3], tf.bool), [2, 2], "area"),
+        IAE,
+        r"Value for attr 'T' of bool is not in the list of allowed values: int8, uint8, int16, uint16, int32, int64, half, float, double, bfloat16",
+    ),
+    (
+        lambda tf: tf.image.resize(tf.ones([4, 5, 3], tf.bool), [2, 2], "gaussian"),
+        IAE,
+        r"Value for attr 'T' of bool is not in the list of allowed values: int8, uint8, int16, uint16, int32, int64, bfloat16, half, float, double",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [0, 2], "area"),
+        IAE,
+        r"output dimensions must be positive \[Op:ResizeArea\]",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [2, -1], "mitchellcubic"),
+        IAE,
+        r"output dimensions must be positive \[Op:ScaleAndTranslate\]",
+    ),
+    (
+        lambda tf: tf.image.resize(tf.ones([2, 0, 5, 3]), [2, 2], "area"),
+        IAE,
+        r"input image must be of non-zero size \[Op:ResizeArea\]",
+    ),
+    (
+        lambda tf: tf.image.resize(tf.ones([4, 0, 3]), [2, 2], "nearest"),
+        IAE,
+        r"input image must be of non-zero size \[Op:ResizeNearestNeighbor\]",
+    ),
+    (
+        lambda tf: tf.image.resize(tf.ones([4, 5, 0]), [2, 2], "lanczos3"),
+        IAE,
+        r"image must have at least one channel \[Op:ScaleAndTranslate\]",
+    ),
+    (
+        lambda tf: tf.image.resize(tf.ones([0, 5, 0]), [2, 2], "bicubic"),
+        IAE,
+        r"image must have at least one channel \[Op:ResizeBicubic\]",
+    ),
+    (
+        lambda tf: tf.image.resize(tf.ones([0, 5, 3]), [2, 2], "gaussian"),
+        IAE,
+        r"input image must be of non-zero size \[Op:ScaleAndTranslate\]",
+    ),
+    (
+        lambda tf: tf.image.resize(IM(tf), [2, 2], "Area"),
+        "ValueError",
+        r"Resize method is not implemented: Area",
     ),
     (
         lambda tf: tf.image.resize(IM(tf), [0, 2], "bicubic"),

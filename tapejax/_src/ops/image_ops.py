@@ -4,7 +4,10 @@
 sample positions computed in float32 as TF's C++ does, bicubic weights from TF's
 quantized table), where ``jax.image.resize`` differs from TF in the last bits or at the
 borders; for TF's ScaleAndTranslate paths (``antialias=True``, ``lanczos3/5``) it is
-``jax.image.resize``, which computes the same. Dtype conversions follow
+``jax.image.resize``, which computes the same. ``area`` and ScaleAndTranslate's
+``gaussian`` and ``mitchellcubic`` kernels, which ``jax.image`` lacks, are separable
+linear maps: their per-axis weight matrices are built in NumPy with TF's float32
+arithmetic (they depend on the shapes only) and applied with two matrix products. Dtype conversions follow
 ``tf.image.convert_image_dtype`` (integer images are scaled to [0, 1] and back). The
 random flips draw from ``tapejax.random``'s streams (TF's seed rules, not TF's numbers).
 This module must never compute a crop or pad offset from traced values: they are
@@ -94,15 +97,16 @@ class ResizeMethod:
     MITCHELLCUBIC = "mitchellcubic"
 
 
-_NOT_IMPLEMENTED_METHODS = {"area", "gaussian", "mitchellcubic"}
-# TF resizes with its ScaleAndTranslate kernel here, which jax.image.resize reproduces.
-_SCALE_AND_TRANSLATE = ("lanczos3", "lanczos5")
+# TF resizes with its ScaleAndTranslate kernel here: jax.image.resize reproduces the
+# lanczos ones, the others (which jax.image lacks) are TF's span weights below.
+_SCALE_AND_TRANSLATE = ("lanczos3", "lanczos5", "gaussian", "mitchellcubic")
 _INTS = "int8, uint8, int16, uint16, int32, int64"
 _RESIZE_TYPES = {  # TF's op definitions, verbatim
     "ResizeBilinear": f"{_INTS}, bfloat16, half, float, double, bfloat16",
     "ResizeNearestNeighbor": f"{_INTS}, half, float, double, bfloat16",
     "ResizeBicubic": f"{_INTS}, half, float, double, bfloat16",
     "ScaleAndTranslate": f"{_INTS}, bfloat16, half, float, double",
+    "ResizeArea": f"{_INTS}, half, float, double, bfloat16",
 }
 
 
@@ -199,15 +203,100 @@ def _bicubic_fn(x, *, size):
     return sum(along_x[:, :, i] * wy[None, :, i, None, None] for i in range(4))
 
 
+def _area_weights(n_in: int, n_out: int) -> np.ndarray:
+    """TF's ``ResizeArea`` coverage of input pixel ``i`` by output pixel ``o`` (not yet
+    divided by the scale), as an ``[n_out, n_in]`` float32 matrix.
+
+    Output pixel ``o`` covers ``[o * scale, (o + 1) * scale)`` of the input; a float32
+    end that rounds past the image reads its last pixel again, as TF's ``Bound`` does.
+    """
+    scale = _scale(n_in, n_out)
+    weights = np.zeros((n_out, n_in), np.float32)
+    for o in range(n_out):
+        lo, hi = np.float32(o) * scale, np.float32(o + 1) * scale
+        for i in range(int(np.floor(lo)), int(np.ceil(hi))):
+            start, end = np.float32(i), np.float32(i + 1)
+            if start < lo:
+                cover = scale if end > hi else end - lo
+            else:
+                cover = hi - start if end > hi else np.float32(1)
+            weights[o, min(max(i, 0), n_in - 1)] += cover
+    return weights
+
+
+def _area_fn(x, *, size):
+    """``ResizeArea(align_corners=False)`` on float32 NHWC: the coverage-weighted sum of
+    each row's pixels, of those sums over the rows, times ``1 / (scale_y * scale_x)``."""
+    (h, w), (new_h, new_w) = x.shape[1:3], size
+    wy, wx = _area_weights(h, new_h), _area_weights(w, new_w)
+    inv_area = np.float32(1) / (_scale(h, new_h) * _scale(w, new_w))
+    hi = jax.lax.Precision.HIGHEST
+    along_x = jnp.einsum("vw,nhwc->nhvc", wx, x, precision=hi)
+    return jnp.einsum("uh,nhvc->nuvc", wy, along_x, precision=hi) * inv_area
+
+
+def _mitchell_cubic(x: np.ndarray) -> np.ndarray:
+    """TF's ``MitchellCubicKernelFunc`` (B = C = 1/3) in float32, for ``x >= 0``."""
+    f = np.float32
+    near = ((f(7) / f(6) * x - f(2)) * x) * x + f(8) / f(9)
+    far = ((f(-7) / f(18) * x + f(2)) * x - f(10) / f(3)) * x + f(16) / f(9)
+    return np.where(x >= 2, f(0), np.where(x >= 1, far, near)).astype(np.float32)
+
+
+def _gaussian(x: np.ndarray) -> np.ndarray:
+    """TF's ``GaussianKernelFunc``: radius 1.5, sigma 0.5, the exponential in double."""
+    value = np.exp((-x * x).astype(np.float64) / 0.5).astype(np.float32)
+    return np.where(x >= np.float32(1.5), np.float32(0), value)
+
+
+# ScaleAndTranslate's kernels that jax.image lacks: (kernel, radius).
+_SPAN_KERNELS = {"gaussian": (_gaussian, 1.5), "mitchellcubic": (_mitchell_cubic, 2.0)}
+
+
+def _span_weights(n_in: int, n_out: int, method: str, antialias: bool) -> np.ndarray:
+    """TF's ``ComputeSpansCore`` for ``tf.image.resize`` (scale ``n_out / n_in``, no
+    translation) as an ``[n_out, n_in]`` float32 matrix: the kernel at each input pixel
+    centre, stretched by ``1 / scale`` when antialiasing a downsample, renormalized."""
+    f = np.float32
+    kernel, radius = _SPAN_KERNELS[method]
+    inv_scale = f(1.0 / np.float64(f(n_out) / f(n_in)))  # TF divides in double here
+    kernel_scale = max(inv_scale, f(1)) if antialias else f(1)
+    reach = f(radius) * kernel_scale
+    weights = np.zeros((n_out, n_in), np.float32)
+    for o in range(n_out):
+        sample = (f(o) + f(0.5)) * inv_scale + f(-0.0)
+        if sample < 0 or sample > n_in:
+            continue
+        start = min(max(int(np.ceil(sample - reach - f(0.5))), 0), n_in - 1)
+        end = min(max(int(np.floor(sample + reach - f(0.5))), 0), n_in - 1) + 1
+        pos = np.arange(start, end, dtype=np.float32) + f(0.5) - sample
+        taps = kernel(np.abs(pos * (f(1) / kernel_scale)))
+        total = f(0)
+        for t in taps:  # TF sums in order, in float32
+            total = f(total + t)
+        if abs(total) >= f(1000) * np.finfo(np.float32).tiny:
+            weights[o, start:end] = taps * (f(1) / total)
+    return weights
+
+
 def _scale_and_translate_fn(x, *, size, method, antialias):
-    shape = (x.shape[0], *size, x.shape[3])
-    return jax.image.resize(x, shape, method, antialias=antialias)
+    if method not in _SPAN_KERNELS:
+        shape = (x.shape[0], *size, x.shape[3])
+        return jax.image.resize(x, shape, method, antialias=antialias)
+    # TF gathers the rows first, then the columns of that float32 intermediate.
+    wy = _span_weights(x.shape[1], size[0], method, antialias)
+    wx = _span_weights(x.shape[2], size[1], method, antialias)
+    hi = jax.lax.Precision.HIGHEST
+    rows = jnp.einsum("uh,nhwc->nuwc", wy, x, precision=hi)
+    return jnp.einsum("vw,nuwc->nuvc", wx, rows, precision=hi)
 
 
 _bilinear_op = Op("ResizeBilinear", _bilinear_fn)
 _nearest_op = Op("ResizeNearestNeighbor", _nearest_fn)
 _bicubic_op = Op("ResizeBicubic", _bicubic_fn)
 _scale_and_translate_op = Op("ScaleAndTranslate", _scale_and_translate_fn)
+# TF registers no gradient for ResizeArea (its tape raises LookupError): None here.
+_area_op = Op("ResizeArea", _area_fn, differentiable=False)
 
 
 def _size(size) -> tuple:
@@ -231,9 +320,14 @@ def resize(
     """Resizes images to ``size`` = ``[new_height, new_width]`` (``tf.image.resize``).
 
     ``bilinear``, ``nearest`` and ``bicubic`` follow TF 2's kernels (half-pixel
-    centers); ``antialias=True`` and ``lanczos3``/``lanczos5`` follow TF's
-    ScaleAndTranslate. The result is float32, except for ``nearest``, which keeps the
-    dtype, as TF's. Differentiable.
+    centers), ``area`` TF's ResizeArea (``antialias`` is ignored, as TF ignores it);
+    ``antialias=True`` and ``lanczos3``/``lanczos5``/``gaussian``/``mitchellcubic``
+    follow TF's ScaleAndTranslate. The result is float32, except for ``nearest``, which
+    keeps the dtype, as TF's. Differentiable, except ``area``.
+
+    .. warning::
+       TF registers no gradient for ``area`` (its tape raises ``LookupError``); a tape
+       gives ``None`` through it.
 
     Example:
         >>> import tapejax as tf
@@ -241,7 +335,10 @@ def resize(
         TensorShape([2, 8, 3])
 
     Raises:
-        NotImplementedError: ``area``, ``gaussian`` and ``mitchellcubic``.
+        ValueError: ``images`` is not 3-D or 4-D, ``size`` is not two integers, or
+            ``method`` is unknown.
+        InvalidArgumentError: the image dtype is not one TF's kernel takes, or a new
+            size is not positive.
     """
     x = to_tensor(images)
     if x._v.ndim not in (3, 4):
@@ -253,12 +350,7 @@ def resize(
         new_h = int(np.round(np.float32(factor * np.float32(h))))
         new_w = int(np.round(np.float32(factor * np.float32(w))))
     method = str(method)
-    if method in _NOT_IMPLEMENTED_METHODS:
-        raise NotImplementedError(
-            f"tapejax.image.resize: method {method!r} is not implemented; use 'bilinear', "
-            "'nearest', 'bicubic', 'lanczos3' or 'lanczos5'."
-        )
-    if method not in ("bilinear", "nearest", "bicubic", *_SCALE_AND_TRANSLATE):
+    if method not in ("bilinear", "nearest", "bicubic", "area", *_SCALE_AND_TRANSLATE):
         raise ValueError(f"Resize method is not implemented: {method}")
     static = (("size", (new_h, new_w)),)
     if method in _SCALE_AND_TRANSLATE or (antialias and method in ("bilinear", "bicubic")):
@@ -266,7 +358,12 @@ def resize(
         jax_method = {"bilinear": "linear", "bicubic": "cubic"}.get(method, method)
         static += (("method", jax_method), ("antialias", bool(antialias)))
     else:
-        op = {"bilinear": _bilinear_op, "nearest": _nearest_op, "bicubic": _bicubic_op}[method]
+        op = {
+            "bilinear": _bilinear_op,
+            "nearest": _nearest_op,
+            "bicubic": _bicubic_op,
+            "area": _area_op,
+        }[method]
     dt = x._v.dtype
     if tf_type_name(dt) not in _RESIZE_TYPES[op.name].split(", "):
         raise InvalidArgumentError(
@@ -275,8 +372,13 @@ def resize(
             f"Value for attr 'T' of {tf_type_name(dt)} is not in the list of allowed values: "
             f"{_RESIZE_TYPES[op.name]} [Op:{op.name}]",
         )
-    if new_h <= 0 or new_w <= 0:
-        raise InvalidArgumentError(None, None, f"output dimensions must be positive [Op:{op.name}]")
+    for bad, text in (
+        (new_h <= 0 or new_w <= 0, "output dimensions must be positive"),
+        (x._v.shape[-1] == 0, "image must have at least one channel"),
+        (h == 0 or w == 0, "input image must be of non-zero size"),
+    ):
+        if bad:
+            raise InvalidArgumentError(None, None, f"{text} [Op:{op.name}]")
     batched = x if x._v.ndim == 4 else expand_dims(x, 0)
     if op is not _nearest_op and batched.dtype != dtypes.float32:
         batched = cast(batched, dtypes.float32)  # TF's kernels compute and return float32
