@@ -8,8 +8,9 @@ borders; for TF's ScaleAndTranslate paths (``antialias=True``, ``lanczos3/5``) i
 ``gaussian`` and ``mitchellcubic`` kernels, which ``jax.image`` lacks, are separable
 linear maps: their per-axis weight matrices are built in NumPy with TF's float32
 arithmetic (they depend on the shapes only) and applied with two matrix products. Dtype
-conversions follow ``tf.image.convert_image_dtype`` (integer images are scaled to [0, 1] and back). The
-random flips draw from ``tapejax.random``'s streams (TF's seed rules, not TF's numbers).
+conversions follow ``tf.image.convert_image_dtype`` (integer images are scaled to [0, 1]
+and back). The random flips draw from ``tapejax.random``'s streams (TF's seed rules, not
+TF's numbers).
 This module must never compute a crop or pad offset from traced values: they are
 shapes, so they are Python ints.
 """
