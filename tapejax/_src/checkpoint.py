@@ -8,13 +8,19 @@ with a ``_checkpoint_children()`` method names its own children: ``{name: object
 ``save_counter`` and one metadata entry ``__tapejax_checkpoint__`` (a JSON string:
 format version, each key's dtype name and Variable name, and the object graph TF
 would save: per node, its ``[name, child node id]`` pairs, for ``CheckpointView``).
+A mutable lookup table (``MutableHashTable``, ``DenseHashTable``) is saved as TF saves
+it: two arrays under its object path plus ``.ATTRIBUTES/table-keys`` and
+``.ATTRIBUTES/table-values`` (TF's own keys; an attribute named ``.ATTRIBUTES`` is
+escaped to ``..ATTRIBUTES``, so they cannot clash), in the table's key and value dtypes.
 Types NumPy cannot store natively (``bfloat16``) are stored as unsigned integers of the
 same width and viewed back on load. ``numpy.load(PREFIX + ".npz")`` reads it with no tapejax at all.
 
 Restoring puts each value on the target Variable's current sharding (one device, or a
-strategy's replicated or split layout), whatever layout it was saved from. A Variable
-shared by two paths is saved once, under the first path in traversal order. This
-module must never restore a value of another shape or dtype into a Variable.
+strategy's replicated or split layout), whatever layout it was saved from; a table's
+contents are replaced by the saved ones, once every table's saved dtypes and shapes were
+checked. A Variable shared by two paths is saved once, under the first path in
+traversal order. This module must never restore a value of another shape or dtype into a
+Variable.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import numpy as np
 from . import nest
 from .checkpoint_options import check_options, run_write_callbacks
 from .conversion import canonical_np_dtype, x64_enabled
-from .errors import NotFoundError
+from .errors import InvalidArgumentError, NotFoundError
 from .module import Module
 from .python_state import PYTHON_STATE, PythonState, PythonStateSlot
 
@@ -61,20 +67,58 @@ def _escape(name) -> str:
     return str(name).replace(".", "..").replace("/", ".S")
 
 
-def _is_trackable(obj) -> bool:
+# The attribute part of the key of an object's own saved tensors (TF's).
+_ATTRIBUTES = ".ATTRIBUTES"
+
+
+def _saves_tensors(obj) -> bool:
+    """Whether ``obj`` saves arrays of its own (a mutable lookup table)."""
+    return callable(getattr(obj, "_saved_tensors", None)) and not isinstance(obj, type)
+
+
+def _is_trackable(obj, tables=False) -> bool:
+    """Whether ``obj`` holds state a checkpoint saves; ``tables``: lookup tables count."""
     if (
         _is_var(obj)
         or isinstance(obj, (Module, Checkpoint, PythonState))
         or hasattr(obj, "_checkpoint_children")
+        or (tables and _saves_tensors(obj))
     ):
         return True
     if isinstance(obj, (list, tuple, dict)):
-        return all(_is_trackable(x) for x in (obj.values() if isinstance(obj, dict) else obj))
+        items = obj.values() if isinstance(obj, dict) else obj
+        return all(_is_trackable(x, tables) for x in items)
     return hasattr(obj, "variables")
 
 
-def _collect(obj, path, out, seen_vars, seen_objs) -> None:
-    """Adds ``{key: Variable}`` for every Variable reachable from ``obj`` (first path wins)."""
+class SavedTensorSlot:
+    """One array an object saves of its own (a table's keys or values), as a checkpoint entry.
+
+    The object (``owner``) defines ``_saved_tensors() -> {suffix: host array}``,
+    ``_check_saved_tensors({suffix: array}, {suffix: key})`` (raises TF's error, changes
+    nothing) and ``_restore_saved_tensors({suffix: array})``.
+    """
+
+    __slots__ = ("owner", "suffix")
+
+    def __init__(self, owner, suffix: str):
+        self.owner = owner
+        self.suffix = suffix
+
+    def to_host(self) -> np.ndarray:
+        return self.owner._saved_tensors()[self.suffix]
+
+    @property
+    def name(self) -> str:
+        return f"{type(self.owner).__name__}/{self.suffix}"
+
+    def __repr__(self):
+        return repr(self.owner)
+
+
+def _collect(obj, path, out, seen_vars, seen_objs, tables=False) -> None:
+    """Adds ``{key: Variable}`` for every Variable reachable from ``obj`` (first path wins),
+    and with ``tables`` a ``SavedTensorSlot`` per array of each mutable lookup table."""
     if _is_var(obj):
         if obj._id not in seen_vars:
             seen_vars.add(obj._id)
@@ -87,30 +131,36 @@ def _collect(obj, path, out, seen_vars, seen_objs) -> None:
         # Its serialized bytes, under TF's attribute name.
         seen_objs.add(id(obj))
         out["/".join(path + (PYTHON_STATE,))] = PythonStateSlot(obj)
+    elif tables and _saves_tensors(obj):
+        seen_objs.add(id(obj))
+        for suffix in obj._SAVED_TENSORS:
+            out["/".join(path + (_ATTRIBUTES, suffix))] = SavedTensorSlot(obj, suffix)
     elif isinstance(obj, Checkpoint):
         seen_objs.add(id(obj))
         for name in sorted(obj._objects):
-            _collect(obj._objects[name], path + (_escape(name),), out, seen_vars, seen_objs)
+            _collect(obj._objects[name], path + (_escape(name),), out, seen_vars, seen_objs, tables)
     elif callable(children) and not isinstance(obj, type):
         # An object that names its own state (a wrapper whose attributes are internals).
         seen_objs.add(id(obj))
         named = children()
         for name in sorted(named):
-            _collect(named[name], path + (_escape(name),), out, seen_vars, seen_objs)
+            _collect(named[name], path + (_escape(name),), out, seen_vars, seen_objs, tables)
     elif isinstance(obj, Module):
         seen_objs.add(id(obj))
         ignored = getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
         for name in sorted(vars(obj)):
             if name not in ignored:
-                _collect(vars(obj)[name], path + (_escape(name),), out, seen_vars, seen_objs)
+                _collect(
+                    vars(obj)[name], path + (_escape(name),), out, seen_vars, seen_objs, tables
+                )
     elif isinstance(obj, dict):
         seen_objs.add(id(obj))
         for k in nest._sorted_keys(obj):
-            _collect(obj[k], path + (_escape(k),), out, seen_vars, seen_objs)
+            _collect(obj[k], path + (_escape(k),), out, seen_vars, seen_objs, tables)
     elif isinstance(obj, (list, tuple)):
         seen_objs.add(id(obj))
         for i, x in enumerate(obj):
-            _collect(x, path + (str(i),), out, seen_vars, seen_objs)
+            _collect(x, path + (str(i),), out, seen_vars, seen_objs, tables)
     elif hasattr(obj, "variables") and not isinstance(obj, type):
         # An optimizer-like object: its variables, in its own order.
         seen_objs.add(id(obj))
@@ -118,7 +168,7 @@ def _collect(obj, path, out, seen_vars, seen_objs) -> None:
         if callable(variables):
             variables = variables()
         for i, v in enumerate(variables):
-            _collect(v, path + ("variables", str(i)), out, seen_vars, seen_objs)
+            _collect(v, path + ("variables", str(i)), out, seen_vars, seen_objs, tables)
     # Anything else holds no tapejax state: TF does not track it either.
 
 
@@ -268,9 +318,11 @@ class Checkpoint:
 
     Keyword arguments (and attributes set later) name the objects to save: Variables,
     Modules, lists/tuples/dicts of them, objects with a ``variables`` attribute
-    (optimizers: keyed ``variables/<index>``) and objects with a
+    (optimizers: keyed ``variables/<index>``), objects with a
     ``_checkpoint_children()`` method returning ``{name: object}`` (keyed by those
-    names). Files are ``.npz`` keyed by object path (see ``tapejax.train``).
+    names), and mutable lookup tables (``MutableHashTable``, ``DenseHashTable``: keyed
+    ``<path>/.ATTRIBUTES/table-keys`` and ``table-values``, as TF). Files are ``.npz``
+    keyed by object path (see ``tapejax.train``).
 
     Example:
         >>> import os, tempfile, tapejax as tf
@@ -288,16 +340,17 @@ class Checkpoint:
         ('ckpt-1', [1.0, 2.0])
 
     .. warning::
-       Restoring fills the Variables that exist now; TF also defers values for
-       Variables created later (restore-on-create). Build the model (create its
-       Variables) before ``restore``. The file format is NumPy's, not TF's.
+       Restoring fills the Variables and tables that exist now; TF also defers values
+       for Variables and tables attached later (restore-on-create). Build the model
+       (create its Variables and tables) before ``restore``. The file format is
+       NumPy's, not TF's.
     """
 
     def __init__(self, root=None, **kwargs):
         object.__setattr__(self, "_objects", {})
         object.__setattr__(self, "_root", root)
         object.__setattr__(self, "_save_counter", None)
-        if root is not None and not _is_trackable(root):
+        if root is not None and not _is_trackable(root, tables=True):
             raise ValueError(_not_trackable(root))
         for name, value in sorted(kwargs.items()):
             setattr(self, name, value)
@@ -306,7 +359,7 @@ class Checkpoint:
         if name.startswith("_"):
             object.__setattr__(self, name, value)
             return
-        if not _is_trackable(value):
+        if not _is_trackable(value, tables=True):
             raise ValueError(_not_trackable(value))
         self._objects[name] = value
 
@@ -330,15 +383,16 @@ class Checkpoint:
             )
         return self._save_counter
 
-    def _variables(self, with_counter=True) -> dict:
+    def _variables(self, with_counter=True, tables=False) -> dict:
+        """``{key: Variable or slot}`` to save; ``tables``: with the lookup tables' arrays."""
         out: dict = {}
         seen_vars: set = set()
         seen_objs: set = set()
         if with_counter and self._save_counter is not None:
-            _collect(self._save_counter, ("save_counter",), out, seen_vars, seen_objs)
+            _collect(self._save_counter, ("save_counter",), out, seen_vars, seen_objs, tables)
         if self._root is not None:
-            _collect(self._root, (), out, seen_vars, seen_objs)
-        _collect(self, (), out, seen_vars, seen_objs)
+            _collect(self._root, (), out, seen_vars, seen_objs, tables)
+        _collect(self, (), out, seen_vars, seen_objs, tables)
         return out
 
     def write(self, file_prefix, options=None) -> str:
@@ -348,9 +402,11 @@ class Checkpoint:
         once the file is written.
         """
         options = check_options(options)
-        variables = self._variables()
+        variables = self._variables(tables=True)
         arrays = {
-            k: v.to_host() if isinstance(v, PythonStateSlot) else _to_host(v._value)
+            k: v.to_host()
+            if isinstance(v, (PythonStateSlot, SavedTensorSlot))
+            else _to_host(v._value)
             for k, v in variables.items()
         }
         if jax.process_index() == 0:
@@ -381,6 +437,10 @@ class Checkpoint:
     def restore(self, save_path, options=None) -> CheckpointLoadStatus:
         """Assigns the saved values to the Variables reachable now; each keeps its sharding.
 
+        A lookup table's contents are replaced by the saved ones (keys inserted since the
+        save are gone). Every table array's dtype and shape is checked before anything is
+        restored.
+
         Args:
           save_path: a path ``save``/``write`` returned (with or without ``.npz``), or
             None (nothing is restored; the status's assertions fail).
@@ -391,6 +451,8 @@ class Checkpoint:
         Raises:
           NotFoundError: no such checkpoint (TF's text).
           ValueError: a saved value's shape or dtype differs from its Variable's.
+          InvalidArgumentError: a table's saved keys or values have another dtype or
+            shape than the table's (TF's texts).
         """
         check_options(options)
         if save_path is None:
@@ -398,9 +460,30 @@ class Checkpoint:
         saved = _read_file(save_path)
         if "save_counter" in saved:
             self.save_counter  # noqa: B018 - created now so that it is restored too
-        variables = self._variables()
+        variables = self._variables(tables=True)
         unmatched, matched = [], []
+        # A table is restored from all its arrays at once, after they were all checked.
+        tables: dict = {}  # id(table) -> (table, {suffix: key})
         for key, var in variables.items():
+            if isinstance(var, SavedTensorSlot):
+                tables.setdefault(id(var.owner), (var.owner, {}))[1][var.suffix] = key
+        complete = []
+        for owner, keys in tables.values():
+            if all(k in saved for k in keys.values()):
+                complete.append((owner, {s: saved[k] for s, k in keys.items()}, keys))
+                matched.extend(keys.values())
+            else:
+                unmatched.append(owner)
+        # TF names its restore op after how many tensors it reads (not the save counter).
+        read = len(matched) + sum(
+            _is_var(v) and k in saved and k != "save_counter" for k, v in variables.items()
+        )
+        _check_table_dtypes(complete, read)
+        for owner, arrays, keys in complete:
+            owner._check_saved_tensors(arrays, keys)
+        for key, var in variables.items():
+            if isinstance(var, SavedTensorSlot):
+                continue
             if key not in saved:
                 unmatched.append(var)
                 continue
@@ -409,6 +492,8 @@ class Checkpoint:
             else:
                 _assign_saved(var, saved[key])
             matched.append(key)
+        for owner, arrays, _ in complete:
+            owner._restore_saved_tensors(arrays)
         unused = [k for k in saved if k not in variables]
         return CheckpointLoadStatus(os.fspath(save_path), unmatched, unused, matched)
 
@@ -423,6 +508,34 @@ def _not_trackable(value) -> str:
         f"got {value}. If you believe this object should be trackable (i.e. it is part of the "
         "TensorFlow Python API and manages state), please open an issue."
     )
+
+
+def _tf_dtype_name(dtype) -> str:
+    """TF's ``DataTypeString`` of a NumPy dtype."""
+    return {"float32": "float", "float64": "double", "float16": "half"}.get(
+        np.dtype(dtype).name, np.dtype(dtype).name
+    )
+
+
+def _check_table_dtypes(tables, restored: int) -> None:
+    """TF's ``RestoreV2`` error for every table array saved in another dtype than the
+    table's (``restored``: how many tensors TF's op would restore, in its name)."""
+    lines = []
+    for owner, arrays, keys in tables:
+        for suffix, expected in owner._saved_tensor_dtypes().items():
+            got = arrays[suffix].dtype
+            if got != expected:
+                lines.append(
+                    f"tensor_name = {keys[suffix]}; expected dtype {_tf_dtype_name(expected)} "
+                    f"does not equal original dtype {_tf_dtype_name(got)}"
+                )
+    if lines:
+        raise InvalidArgumentError(
+            None,
+            None,
+            f"{{{{function_node __wrapped__RestoreV2_dtypes_{restored}_device_/job:localhost/"
+            "replica:0/task:0/device:CPU:0}} " + "\n".join(lines) + " [Op:RestoreV2]",
+        )
 
 
 def _assign_saved(var, value: np.ndarray) -> None:

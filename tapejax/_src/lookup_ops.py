@@ -1,13 +1,16 @@
-"""``tf.lookup`` for numeric keys: ``KeyValueTensorInitializer``, ``StaticHashTable`` and
-``StaticVocabularyTable``.
+"""``tf.lookup`` for numeric keys: ``KeyValueTensorInitializer``, ``StaticHashTable``,
+``StaticVocabularyTable``, and the mutable ``MutableHashTable`` and ``DenseHashTable``.
 
 A static table is two JAX arrays, its keys sorted and the values in the same order;
 ``lookup`` is a ``searchsorted`` over them, so it runs eagerly and inside a traced
 program (``tapejax.function``, a JAX transform), where the arrays are constants of the
 program and never a reason to retrace. Out-of-vocabulary ids are TF's: FarmHash
 ``Fingerprint64`` of the key's decimal string (TF's ``as_string`` then
-``string_to_hash_bucket_fast``), computed on the host. This module must never hold
-strings or change a table after it is built.
+``string_to_hash_bucket_fast``), computed on the host. The mutable tables keep their
+contents on the host as NumPy arrays, and give ``tapejax.train.Checkpoint`` TF's two saved
+arrays (``table-keys``, ``table-values``: what ``export()`` returns) through
+``_saved_tensors``/``_check_saved_tensors``/``_restore_saved_tensors``. This module must
+never hold strings or change a static table after it is built.
 """
 
 from __future__ import annotations
@@ -474,7 +477,9 @@ class MutableHashTable(_TableDtypes):
         value_dtype: the values' dtype.
         default_value: the value of keys not in the table; its shape is the values' shape.
         name: the table's name.
-        checkpoint: accepted for TF's signature; tables are not checkpointed here.
+        checkpoint: accepted for TF's signature. As TF 2's eager tables, a table reachable
+            from a ``tapejax.train.Checkpoint`` is saved (TF's ``table-keys`` and
+            ``table-values``) and restored, its contents replaced, whatever this says.
         experimental_is_anonymous: accepted for TF's signature.
 
     Raises:
@@ -585,7 +590,11 @@ class MutableHashTable(_TableDtypes):
                 f"Expected shape [{_shape_text(expected)}] for value, got [{_shape_text(v.shape)}]",
             )
         self._check_key(k, "LookupTableInsertV2")
-        k = k.reshape(-1)
+        self._insert_host(k, v)
+
+    def _insert_host(self, k: np.ndarray, v: np.ndarray) -> None:
+        """Inserts checked host keys and values (values of shape ``k.shape + value_shape``)."""
+        k = k.reshape(-1).astype(self._np_keys.dtype)
         v = v.reshape((k.shape[0], *self._value_shape))
         # The last of equal keys wins: keep each key's last occurrence.
         last = k.shape[0] - 1 - np.unique(k[::-1], return_index=True)[1]
@@ -646,6 +655,45 @@ class MutableHashTable(_TableDtypes):
         """The keys and their values, as two Tensors, sorted by key."""
         del name
         return wrap(jnp.asarray(self._np_keys)), wrap(jnp.asarray(self._np_values))
+
+    # -- checkpointing (see ``tapejax/_src/checkpoint.py``): TF's ``table-keys`` and
+    # ``table-values``, what ``export()`` returns, in the table's declared dtypes.
+
+    _SAVED_TENSORS = ("table-keys", "table-values")
+
+    def _saved_tensor_dtypes(self) -> dict:
+        return {
+            "table-keys": np.dtype(self._key_dtype.as_numpy_dtype),
+            "table-values": np.dtype(self._value_dtype.as_numpy_dtype),
+        }
+
+    def _host_export(self):
+        return self._np_keys, self._np_values
+
+    def _saved_tensors(self) -> dict:
+        dtypes_ = self._saved_tensor_dtypes()
+        keys, values = self._host_export()
+        return {
+            "table-keys": keys.astype(dtypes_["table-keys"]),
+            "table-values": values.astype(dtypes_["table-values"]),
+        }
+
+    def _check_saved_tensors(self, arrays: dict, keys: dict) -> None:
+        """TF's ``LookupTableImportV2`` check of saved arrays (their dtypes are checked)."""
+        del keys
+        k, v = arrays["table-keys"], arrays["table-values"]
+        expected = k.shape + self._value_shape
+        if v.shape != expected:
+            raise _op_error(
+                "LookupTableImportV2",
+                f"Expected shape [{_shape_text(expected)}] for value, got [{_shape_text(v.shape)}]",
+            )
+
+    def _restore_saved_tensors(self, arrays: dict) -> None:
+        """Replaces the contents by the saved pairs (TF's import: later duplicates win)."""
+        self._np_keys = self._np_keys[:0]
+        self._np_values = self._np_values[:0]
+        self._insert_host(arrays["table-keys"], arrays["table-values"])
 
     def __getitem__(self, keys):
         """``table[keys]``, the same as ``table.lookup(keys)``."""
@@ -713,7 +761,9 @@ class DenseHashTable(_TableDtypes):
         initial_num_buckets: the starting bucket count, a power of two of at least 4
             (default 2**17).
         name: accepted for TF's signature (TF's eager ``name`` property is None).
-        checkpoint: accepted for TF's signature; tables are not checkpointed here.
+        checkpoint: accepted for TF's signature. As TF 2's eager tables, a table reachable
+            from a ``tapejax.train.Checkpoint`` is saved (``export()``'s bucket arrays) and
+            restored, buckets and bucket count as saved, whatever this says.
         experimental_is_anonymous: accepted for TF's signature.
 
     Raises:
@@ -992,6 +1042,46 @@ class DenseHashTable(_TableDtypes):
         buckets, ``deleted_key`` in removed ones) and values ``[num_buckets, value_size]``."""
         del name
         return wrap(jnp.asarray(self._key_buckets)), wrap(jnp.asarray(self._value_buckets))
+
+    # -- checkpointing: TF saves ``export()``'s bucket arrays and restores them as they are.
+
+    _SAVED_TENSORS = MutableHashTable._SAVED_TENSORS
+    _saved_tensor_dtypes = MutableHashTable._saved_tensor_dtypes
+    _saved_tensors = MutableHashTable._saved_tensors
+
+    def _host_export(self):
+        return self._key_buckets, self._value_buckets
+
+    def _check_saved_tensors(self, arrays: dict, keys: dict) -> None:
+        """TF's ``LookupTableImportV2`` checks of saved bucket arrays.
+
+        TF accepts any key width into a scalar-key table (and then cannot find a key);
+        tapejax asks for width 1.
+        """
+        del keys
+        k, v = arrays["table-keys"], arrays["table-values"]
+        width = self._empty.shape[0]
+        if k.ndim != 2 or k.shape[1] != width:
+            raise _op_error(
+                "LookupTableImportV2",
+                f"Input key shape [{_shape_text(k.shape)}] must end with the table's key "
+                f"shape [{_shape_text(self._key_shape)}]",
+            )
+        expected = (k.shape[0], self._default_row.size)
+        if v.shape != expected:
+            raise _op_error(
+                "LookupTableImportV2",
+                f"Expected shape [{_shape_text(expected)}] for value, got [{_shape_text(v.shape)}]",
+            )
+
+    def _restore_saved_tensors(self, arrays: dict) -> None:
+        """Takes the saved buckets as they are; the size counts the buckets holding neither
+        this table's ``empty_key`` nor its ``deleted_key`` (TF's ``ImportValues``)."""
+        keys = arrays["table-keys"].astype(self._key_buckets.dtype)
+        values = arrays["table-values"].astype(self._value_buckets.dtype)
+        free = np.all(keys == self._empty, axis=1) | np.all(keys == self._deleted, axis=1)
+        self._key_buckets, self._value_buckets = keys.copy(), values.copy()
+        self._num_entries = int(np.count_nonzero(~free))
 
     def __getitem__(self, keys):
         """``table[keys]``, the same as ``table.lookup(keys)``."""
