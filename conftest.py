@@ -1,5 +1,15 @@
-"""pytest setup shared by ``tests/`` and ``compat_tests/``: a long test process must not run
-out of memory mappings.
+"""pytest setup shared by ``tests/`` and ``compat_tests/``: one compilation cache on disk for
+every test process, and a long test process must not run out of memory mappings.
+
+Most of the suite's time is XLA compiling small programs (over half of a typical test
+module's). The pytest-xdist workers each compile what they run, and many programs (an op
+on a small shape, a tape's gradient of it) come up in both: JAX's persistent compilation
+cache, one directory under ``.pytest_cache`` shared by the workers, lets the second read
+what the first compiled, and a second run of the suite read everything. The cache holds
+XLA executables keyed by the program, the compile options, the jaxlib version and the
+device, so it never changes what a test computes (``pytest --cache-clear`` empties it);
+``JAX_COMPILATION_CACHE_DIR`` set by the user wins. (JAX reports a program read from the
+cache as a compilation, so tests that count compilations still count it.)
 
 Every XLA CPU executable that stays alive holds about three memory mappings (its JIT-ed
 code and data), and JAX's and tapejax's compile caches keep thousands of them alive in a
@@ -14,7 +24,10 @@ again on their next call).
 """
 
 import gc
+import os
+import pathlib
 
+import jax
 import pytest
 
 _DEFAULT_MAX_MAP_COUNT = 65530  # Linux's default vm.max_map_count
@@ -38,6 +51,18 @@ def _max_map_count() -> int:
         return _DEFAULT_MAX_MAP_COUNT
 
 
+def _share_compiled_programs() -> None:
+    if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+        return  # the user's own cache
+    cache = pathlib.Path(__file__).parent / ".pytest_cache" / "jax-compilation-cache"
+    jax.config.update("jax_compilation_cache_dir", str(cache))
+    # Every program, however small or quick to compile (the default skips those under 1 s).
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+
+
+_share_compiled_programs()
+
 _RELEASE_ABOVE = _max_map_count() // 2
 _tests_done = 0
 
@@ -48,8 +73,6 @@ def _release_compiled_programs() -> None:
     count = _map_count()
     if count is None or count < _RELEASE_ABOVE:
         return
-    import jax
-
     from tapejax._src import lowering
 
     lowering.clear_cache()

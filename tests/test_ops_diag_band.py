@@ -350,3 +350,25 @@ def test_int64_k_and_mismatched_padding_dtypes_are_tfs_errors(x64):
         ),
     ):
         same_error(fn)
+
+
+def test_bands_inside_a_function_and_traced_k_refused():
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+
+    @tapejax.function
+    def band(m):
+        part = tapejax.linalg.diag_part(m, k=(-1, 1), padding_value=9.0)
+        return part, tapejax.linalg.diag(part, k=(-1, 1), num_rows=3, num_cols=4)
+
+    part, back = band(tapejax.constant(x))
+    want = tensorflow.linalg.diag_part(x, k=(-1, 1), padding_value=9.0)
+    np.testing.assert_array_equal(part.numpy(), want.numpy())
+    np.testing.assert_array_equal(back.numpy(), tensorflow.linalg.band_part(x, 1, 1).numpy())
+
+    @tapejax.function
+    def traced_k(m, k):
+        return tapejax.linalg.diag_part(m, k=k)
+
+    traced_k(tapejax.constant(x), tapejax.constant(1))  # the first call runs eagerly
+    with pytest.raises(NotImplementedError, match="k given as a traced tensor"):
+        traced_k(tapejax.constant(x), tapejax.constant(1))

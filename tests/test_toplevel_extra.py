@@ -146,7 +146,11 @@ def test_get_logger_is_tapejaxs_own_and_silences_its_warnings(caplog):
 # -- guarantee_const -------------------------------------------------------------------------
 
 
-def test_guarantee_const_values_and_deprecation_warning(caplog):
+def test_guarantee_const_values_and_deprecation_warning(caplog, monkeypatch):
+    from tapejax._src.ops import array_ops
+
+    # Warned once per process: as if no earlier test in this process had called it.
+    monkeypatch.setattr(array_ops, "_guarantee_const_warned", False)
     x = np.array([[1.5, -2.0]], np.float32)
     with caplog.at_level(logging.WARNING):
         got = tapejax.guarantee_const(x)

@@ -244,6 +244,27 @@ def _is_tensor(v) -> bool:
     return type(v) is Tensor or getattr(v, "_is_variable", False)
 
 
+def _host(t: Tensor, what: str, op_name: str) -> np.ndarray:
+    """``t``'s value on the host. A traced one (inside ``tapejax.function`` or a JAX
+    transform) has none to read: ``what`` sets the result's layout, and XLA programs have
+    static shapes."""
+    value = t._value
+    if isinstance(value, jax.core.Tracer):
+        raise NotImplementedError(
+            f"tapejax: {op_name}'s {what} given as a traced tensor (inside tapejax.function or "
+            "a JAX transform) has no value to read; XLA programs have static shapes, so pass "
+            "a Python value there."
+        )
+    return np.asarray(value)
+
+
+def _converted(value, dtype) -> Tensor:
+    """A Python or NumPy argument converted as TF converts it (TF's errors), as a concrete
+    Tensor even while a program is traced."""
+    with jax.ensure_compile_time_eval():
+        return convert_to_tensor(value, dtype=dtype)
+
+
 def _diag_range(k, op_name: str) -> tuple[int, int]:
     """TF's ``k`` input (int32, one or two elements) as ``(lower, upper)``, unchecked order."""
     if _is_tensor(k):
@@ -251,8 +272,8 @@ def _diag_range(k, op_name: str) -> tuple[int, int]:
         if k._v.dtype != np.int32:
             raise dtype_mismatch(op_name, 1, np.dtype(np.int32), k._v.dtype)
     else:
-        k = convert_to_tensor(k, dtype=dtypes.int32)
-    ks = np.asarray(k._v)
+        k = _converted(k, dtypes.int32)
+    ks = _host(k, "k", op_name)
     if ks.ndim > 1:
         raise _iae(
             f"diag_index must be a scalar or vector, received shape: [{_dims(ks.shape)}]", op_name
@@ -283,16 +304,16 @@ def _padding(value, x, op_name: str, index: int):
         x = to_tensor(x)
         if x._v.dtype == np.bool_:
             # TF's matrix_diag does ``bool(padding_value)`` itself: 0 is not a bool constant.
-            value = convert_to_tensor(bool(np.asarray(value).reshape(-1)[0]))
+            value = _converted(bool(np.asarray(value).reshape(-1)[0]), None)
         else:
-            value = convert_to_tensor(value, dtype=x.dtype)
+            value = _converted(value, x.dtype)
     return x, value
 
 
 def _scalar_padding(value: Tensor, ok: bool, message: str, op_name: str):
     if not ok:
         raise _iae(message, op_name)
-    return np.asarray(value._v).reshape(-1)[0].item()
+    return _host(value, "padding_value", op_name).reshape(-1)[0].item()
 
 
 def _diag_len(rows: int, cols: int, k: int) -> int:
@@ -354,10 +375,10 @@ def _count(v, what: str, op_name: str) -> int:
             index = 2 if what == "num_rows" else 3
             raise dtype_mismatch(op_name, index, np.dtype(np.int32), v._v.dtype)
     else:
-        v = convert_to_tensor(v, dtype=dtypes.int32)
+        v = _converted(v, dtypes.int32)
     if v._v.ndim != 0:
         raise _iae(f"{what} must be a scalar", op_name)
-    return int(np.asarray(v._v))
+    return int(_host(v, what, op_name))
 
 
 _DIAG_SIGNATURE = "diagonal:T, k:int32, num_rows:int32, num_cols:int32, padding_value:T -> output:T"
