@@ -5,10 +5,11 @@ import os
 
 import numpy as np
 import pytest
-import tensorflow as tf_real
 
 import tapejax as tf
 import tapejax.train  # noqa: F401 - tf.train
+
+tf_real = pytest.importorskip("tensorflow")
 
 pytestmark = pytest.mark.usefixtures("x64")
 
