@@ -256,28 +256,28 @@ def test_complex_band_gradients_are_tfs():
 def test_band_functions_pass_check_grads(x64):
     x = jnp.asarray(rand("float64", (4, 3)))
     d = jnp.asarray(rand("float64", (3, 3), seed=1))
-    if True:
-        check_grads(
-            lambda x: linalg_ops._band_diag_part_fn(
-                x, lower=-2, upper=0, padding=1.0, align="RIGHT_RIGHT"
-            ),
-            (x,),
-            order=2,
-        )
-        check_grads(
-            lambda d: linalg_ops._band_diag_fn(
-                d, lower=-2, upper=0, rows=4, cols=3, padding=1.0, align="LEFT_RIGHT"
-            ),
-            (d,),
-            order=2,
-        )
-        check_grads(
-            lambda x, d: linalg_ops._band_set_diag_fn(
-                jnp.asarray(x), d, lower=-2, upper=0, align="RIGHT_LEFT"
-            ),
-            (x, d),
-            order=2,
-        )
+    one = np.float64(1.0).tobytes()  # the padding static: its bytes in the input's dtype
+    check_grads(
+        lambda x: linalg_ops._band_diag_part_fn(
+            x, lower=-2, upper=0, padding=one, align="RIGHT_RIGHT"
+        ),
+        (x,),
+        order=2,
+    )
+    check_grads(
+        lambda d: linalg_ops._band_diag_fn(
+            d, lower=-2, upper=0, rows=4, cols=3, padding=one, align="LEFT_RIGHT"
+        ),
+        (d,),
+        order=2,
+    )
+    check_grads(
+        lambda x, d: linalg_ops._band_set_diag_fn(
+            jnp.asarray(x), d, lower=-2, upper=0, align="RIGHT_LEFT"
+        ),
+        (x, d),
+        order=2,
+    )
 
 
 # -- errors -------------------------------------------------------------------------------
@@ -372,3 +372,22 @@ def test_bands_inside_a_function_and_traced_k_refused():
     traced_k(tapejax.constant(x), tapejax.constant(1))  # the first call runs eagerly
     with pytest.raises(NotImplementedError, match="k given as a traced tensor"):
         traced_k(tapejax.constant(x), tapejax.constant(1))
+
+
+def test_padding_programs_are_told_apart_by_dtype_and_nan_reuses_its_program():
+    """``0j == 0.0`` in Python: a complex padding's program must not serve a float one."""
+    d = np.ones((2, 3), np.float32)
+    for dtype in (np.complex64, np.float32, np.int32):
+        got = tapejax.linalg.diag(d.astype(dtype), k=(-1, 0), padding_value=0)
+        want = tensorflow.linalg.diag(d.astype(dtype), k=(-1, 0), padding_value=0)
+        assert got.dtype.name == want.dtype.name
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    compiled = linalg_ops._band_diag_part_op._compiled
+    x = np.arange(9, dtype=np.float32).reshape(3, 3)
+    for _ in range(2):
+        got = tapejax.linalg.diag_part(x, k=(-1, 1), padding_value=np.nan)
+    n = len(compiled)
+    got = tapejax.linalg.diag_part(x, k=(-1, 1), padding_value=np.nan)
+    assert len(compiled) == n
+    want = tensorflow.linalg.diag_part(x, k=(-1, 1), padding_value=np.nan)
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -310,10 +310,19 @@ def _padding(value, x, op_name: str, index: int):
     return x, value
 
 
-def _scalar_padding(value: Tensor, ok: bool, message: str, op_name: str):
+def _scalar_padding(value: Tensor, ok: bool, message: str, op_name: str) -> bytes:
+    """The padding value as its bytes in the matrices' dtype: the op's static argument.
+
+    Not a Python number: ``0.0 == 0j`` (and hashes alike), so a program compiled for a
+    complex padding would be reused for a float one, and a NaN never equals itself, so
+    its program would never be reused. ``_padding_value`` reads the bytes back."""
     if not ok:
         raise _iae(message, op_name)
-    return _host(value, "padding_value", op_name).reshape(-1)[0].item()
+    return _host(value, "padding_value", op_name).reshape(-1)[:1].tobytes()
+
+
+def _padding_value(padding: bytes, dtype):
+    return np.frombuffer(padding, dtype)[0]
 
 
 def _diag_len(rows: int, cols: int, k: int) -> int:
@@ -348,13 +357,13 @@ def _diag_positions(length: int, k: int):
 
 def _diag_fn(d, *, k, rows, cols, padding):
     r, c = _diag_positions(d.shape[-1], k)
-    out = jnp.full(d.shape[:-1] + (rows, cols), padding, d.dtype)
+    out = jnp.full(d.shape[:-1] + (rows, cols), _padding_value(padding, d.dtype), d.dtype)
     return out.at[..., r, c].set(d, mode="drop")
 
 
 def _band_diag_fn(d, *, lower, upper, rows, cols, padding, align):
     r, c, i, j = _band_positions(rows, cols, lower, upper, d.shape[-1], align)
-    out = jnp.full(d.shape[:-2] + (rows, cols), padding, d.dtype)
+    out = jnp.full(d.shape[:-2] + (rows, cols), _padding_value(padding, d.dtype), d.dtype)
     return out.at[..., r, c].set(d[..., i, j])
 
 
@@ -469,7 +478,8 @@ def _band_diag_part_fn(x, *, lower, upper, padding, align):
     rows, cols = x.shape[-2:]
     width = max(_diag_len(rows, cols, d) for d in range(lower, upper + 1))
     r, c, i, j = _band_positions(rows, cols, lower, upper, width, align)
-    out = jnp.full(x.shape[:-2] + (upper - lower + 1, width), padding, x.dtype)
+    fill = _padding_value(padding, x.dtype)
+    out = jnp.full(x.shape[:-2] + (upper - lower + 1, width), fill, x.dtype)
     return out.at[..., i, j].set(x[..., r, c])
 
 
