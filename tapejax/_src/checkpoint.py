@@ -39,6 +39,7 @@ import numpy as np
 from . import nest
 from .checkpoint_options import check_options, run_write_callbacks
 from .conversion import canonical_np_dtype, x64_enabled
+from .dtypes import tf_type_name
 from .errors import InvalidArgumentError, NotFoundError
 from .module import Module
 from .python_state import PYTHON_STATE, PythonState, PythonStateSlot
@@ -95,7 +96,7 @@ class SavedTensorSlot:
     """One array an object saves of its own (a table's keys or values), as a checkpoint entry.
 
     The object (``owner``) defines ``_saved_tensors() -> {suffix: host array}``,
-    ``_check_saved_tensors({suffix: array}, {suffix: key})`` (raises TF's error, changes
+    ``_check_saved_tensors({suffix: array})`` (raises TF's error, changes
     nothing) and ``_restore_saved_tensors({suffix: array})``.
     """
 
@@ -479,8 +480,8 @@ class Checkpoint:
             _is_var(v) and k in saved and k != "save_counter" for k, v in variables.items()
         )
         _check_table_dtypes(complete, read)
-        for owner, arrays, keys in complete:
-            owner._check_saved_tensors(arrays, keys)
+        for owner, arrays, _ in complete:
+            owner._check_saved_tensors(arrays)
         for key, var in variables.items():
             if isinstance(var, SavedTensorSlot):
                 continue
@@ -510,13 +511,6 @@ def _not_trackable(value) -> str:
     )
 
 
-def _tf_dtype_name(dtype) -> str:
-    """TF's ``DataTypeString`` of a NumPy dtype."""
-    return {"float32": "float", "float64": "double", "float16": "half"}.get(
-        np.dtype(dtype).name, np.dtype(dtype).name
-    )
-
-
 def _check_table_dtypes(tables, restored: int) -> None:
     """TF's ``RestoreV2`` error for every table array saved in another dtype than the
     table's (``restored``: how many tensors TF's op would restore, in its name)."""
@@ -526,8 +520,8 @@ def _check_table_dtypes(tables, restored: int) -> None:
             got = arrays[suffix].dtype
             if got != expected:
                 lines.append(
-                    f"tensor_name = {keys[suffix]}; expected dtype {_tf_dtype_name(expected)} "
-                    f"does not equal original dtype {_tf_dtype_name(got)}"
+                    f"tensor_name = {keys[suffix]}; expected dtype {tf_type_name(expected)} "
+                    f"does not equal original dtype {tf_type_name(got)}"
                 )
     if lines:
         raise InvalidArgumentError(

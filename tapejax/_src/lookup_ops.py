@@ -168,6 +168,24 @@ class _TableDtypes:
         return self._value_dtype
 
 
+class _SavedTable(_TableDtypes):
+    """A mutable table's checkpointing (see ``tapejax/_src/checkpoint.py``): TF's two saved
+    arrays, what ``export()`` returns (``_host_export``), in the table's declared dtypes.
+    Subclasses check (``_check_saved_tensors``) and take (``_restore_saved_tensors``) them."""
+
+    _SAVED_TENSORS = ("table-keys", "table-values")
+
+    def _saved_tensor_dtypes(self) -> dict:
+        return {
+            "table-keys": np.dtype(self._key_dtype.as_numpy_dtype),
+            "table-values": np.dtype(self._value_dtype.as_numpy_dtype),
+        }
+
+    def _saved_tensors(self) -> dict:
+        arrays = dict(zip(self._SAVED_TENSORS, self._host_export()))
+        return {k: arrays[k].astype(dt) for k, dt in self._saved_tensor_dtypes().items()}
+
+
 class StaticHashTable(_TableDtypes):
     """An immutable key-value table (``tf.lookup.StaticHashTable``).
 
@@ -466,7 +484,7 @@ def _convert(value, dtype, name: str):
         raise ValueError(f"{name}: {e}") from None
 
 
-class MutableHashTable(_TableDtypes):
+class MutableHashTable(_SavedTable):
     """A table that ``insert`` and ``remove`` change (``tf.lookup.experimental.MutableHashTable``).
 
     The table lives on the host, as NumPy arrays; values may be scalars or tensors of the
@@ -656,31 +674,13 @@ class MutableHashTable(_TableDtypes):
         del name
         return wrap(jnp.asarray(self._np_keys)), wrap(jnp.asarray(self._np_values))
 
-    # -- checkpointing (see ``tapejax/_src/checkpoint.py``): TF's ``table-keys`` and
-    # ``table-values``, what ``export()`` returns, in the table's declared dtypes.
-
-    _SAVED_TENSORS = ("table-keys", "table-values")
-
-    def _saved_tensor_dtypes(self) -> dict:
-        return {
-            "table-keys": np.dtype(self._key_dtype.as_numpy_dtype),
-            "table-values": np.dtype(self._value_dtype.as_numpy_dtype),
-        }
+    # -- checkpointing (``_SavedTable``)
 
     def _host_export(self):
         return self._np_keys, self._np_values
 
-    def _saved_tensors(self) -> dict:
-        dtypes_ = self._saved_tensor_dtypes()
-        keys, values = self._host_export()
-        return {
-            "table-keys": keys.astype(dtypes_["table-keys"]),
-            "table-values": values.astype(dtypes_["table-values"]),
-        }
-
-    def _check_saved_tensors(self, arrays: dict, keys: dict) -> None:
+    def _check_saved_tensors(self, arrays: dict) -> None:
         """TF's ``LookupTableImportV2`` check of saved arrays (their dtypes are checked)."""
-        del keys
         k, v = arrays["table-keys"], arrays["table-values"]
         expected = k.shape + self._value_shape
         if v.shape != expected:
@@ -740,7 +740,7 @@ def _hash_key(key: np.ndarray) -> int:
     return result
 
 
-class DenseHashTable(_TableDtypes):
+class DenseHashTable(_SavedTable):
     """A mutable table with open addressing (``tf.lookup.experimental.DenseHashTable``).
 
     The table is TF's bucket array, kept on the host as NumPy arrays and changed as
@@ -1043,22 +1043,18 @@ class DenseHashTable(_TableDtypes):
         del name
         return wrap(jnp.asarray(self._key_buckets)), wrap(jnp.asarray(self._value_buckets))
 
-    # -- checkpointing: TF saves ``export()``'s bucket arrays and restores them as they are.
-
-    _SAVED_TENSORS = MutableHashTable._SAVED_TENSORS
-    _saved_tensor_dtypes = MutableHashTable._saved_tensor_dtypes
-    _saved_tensors = MutableHashTable._saved_tensors
+    # -- checkpointing (``_SavedTable``): TF saves ``export()``'s bucket arrays and restores
+    # them as they are.
 
     def _host_export(self):
         return self._key_buckets, self._value_buckets
 
-    def _check_saved_tensors(self, arrays: dict, keys: dict) -> None:
+    def _check_saved_tensors(self, arrays: dict) -> None:
         """TF's ``LookupTableImportV2`` checks of saved bucket arrays.
 
         TF accepts any key width into a scalar-key table (and then cannot find a key);
         tapejax asks for width 1.
         """
-        del keys
         k, v = arrays["table-keys"], arrays["table-values"]
         width = self._empty.shape[0]
         if k.ndim != 2 or k.shape[1] != width:

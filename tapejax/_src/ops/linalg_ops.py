@@ -24,7 +24,8 @@ from .. import dtypes
 from ..conversion import canonical_np_dtype, convert_to_tensor
 from ..dispatch import Op, apply
 from ..errors import FailedPreconditionError, InvalidArgumentError
-from ..tensor import Tensor
+from ..sparse_tensor import static_value
+from ..tensor import Tensor, is_tensor
 from ._helpers import (
     TF_ALLOWED,
     accepted_dtypes,
@@ -240,40 +241,60 @@ def _check_align(align, op_name: str, signature: str) -> None:
         )
 
 
-def _is_tensor(v) -> bool:
-    return type(v) is Tensor or getattr(v, "_is_variable", False)
-
-
 def _host(t: Tensor, what: str, op_name: str) -> np.ndarray:
     """``t``'s value on the host. A traced one (inside ``tapejax.function`` or a JAX
     transform) has none to read: ``what`` sets the result's layout, and XLA programs have
     static shapes."""
-    value = t._value
-    if isinstance(value, jax.core.Tracer):
+    value = static_value(t)
+    if value is None:
         raise NotImplementedError(
             f"tapejax: {op_name}'s {what} given as a traced tensor (inside tapejax.function or "
             "a JAX transform) has no value to read; XLA programs have static shapes, so pass "
             "a Python value there."
         )
-    return np.asarray(value)
+    return value
 
 
-def _converted(value, dtype) -> Tensor:
-    """A Python or NumPy argument converted as TF converts it (TF's errors), as a concrete
-    Tensor even while a program is traced."""
+_INT32 = np.dtype(np.int32)
+_INT32_RANGE = range(-(2**31), 2**31)
+# Python scalars whose conversion to these dtypes has no check that can fail.
+_EXACT_SCALARS = {
+    np.dtype(np.float32): (int, float),
+    np.dtype(np.float64): (int, float),
+    np.dtype(np.complex64): (int, float, complex),
+    np.dtype(np.complex128): (int, float, complex),
+    np.dtype(np.bool_): (bool,),
+}
+
+
+def _host_arg(v, dtype: np.dtype, what: str, op_name: str, index: int) -> np.ndarray:
+    """An argument that the program is built from (``k``, ``num_rows``/``num_cols``, the
+    padding) as a host array of ``dtype``: a Tensor's value (TF's dtype error for another
+    dtype), Python or NumPy data converted as TF converts it (TF's errors).
+
+    Python ints (and exact scalars) are converted on the host: TF's conversion of anything
+    else makes a device array, and reading it back would cost these ops ten times their
+    dispatch."""
+    if is_tensor(v):
+        t = to_tensor(v)
+        if t._v.dtype != dtype:
+            raise dtype_mismatch(op_name, index, dtype, t._v.dtype)
+        return _host(t, what, op_name)
+    if dtype == _INT32:
+        items = v if type(v) in (tuple, list) else (v,)
+        if all(type(i) is int and i in _INT32_RANGE for i in items):
+            return np.asarray(v, _INT32)
+    elif type(v) in _EXACT_SCALARS.get(dtype, ()):
+        return np.asarray(v, dtype)
+    # Kept concrete while a program is traced: it is read on the host.
     with jax.ensure_compile_time_eval():
-        return convert_to_tensor(value, dtype=dtype)
+        t = convert_to_tensor(v, dtype=dtypes.as_dtype(dtype))
+    return _host(t, what, op_name)
 
 
 def _diag_range(k, op_name: str) -> tuple[int, int]:
     """TF's ``k`` input (int32, one or two elements) as ``(lower, upper)``, unchecked order."""
-    if _is_tensor(k):
-        k = to_tensor(k)
-        if k._v.dtype != np.int32:
-            raise dtype_mismatch(op_name, 1, np.dtype(np.int32), k._v.dtype)
-    else:
-        k = _converted(k, dtypes.int32)
-    ks = _host(k, "k", op_name)
+    ks = _host_arg(k, _INT32, "k", op_name, 1)
     if ks.ndim > 1:
         raise _iae(
             f"diag_index must be a scalar or vector, received shape: [{_dims(ks.shape)}]", op_name
@@ -290,27 +311,22 @@ def _diag_range(k, op_name: str) -> tuple[int, int]:
 
 
 def _padding(value, x, op_name: str, index: int):
-    """``padding_value`` as a Python scalar of the matrices' dtype, and those matrices (a
+    """The matrices as a Tensor and ``padding_value`` as a host array of their dtype (a
     non-Tensor ``x`` takes a Tensor padding's dtype, as TF's eager conversion does)."""
-    if _is_tensor(value):
+    if is_tensor(value):
         value = to_tensor(value)
-        if _is_tensor(x):
-            x = to_tensor(x)
-        else:
-            x = convert_to_tensor(x, dtype=value.dtype)
+        x = to_tensor(x) if is_tensor(x) else convert_to_tensor(x, dtype=value.dtype)
         if value._v.dtype != x._v.dtype:
             raise dtype_mismatch(op_name, index, x._v.dtype, value._v.dtype)
-    else:
-        x = to_tensor(x)
-        if x._v.dtype == np.bool_:
-            # TF's matrix_diag does ``bool(padding_value)`` itself: 0 is not a bool constant.
-            value = _converted(bool(np.asarray(value).reshape(-1)[0]), None)
-        else:
-            value = _converted(value, x.dtype)
-    return x, value
+        return x, _host(value, "padding_value", op_name)
+    x = to_tensor(x)
+    if x._v.dtype == np.bool_:
+        # TF's matrix_diag does ``bool(padding_value)`` itself: 0 is not a bool constant.
+        value = bool(np.asarray(value).reshape(-1)[0])
+    return x, _host_arg(value, x._v.dtype, "padding_value", op_name, index)
 
 
-def _scalar_padding(value: Tensor, ok: bool, message: str, op_name: str) -> bytes:
+def _scalar_padding(value: np.ndarray, ok: bool, message: str, op_name: str) -> bytes:
     """The padding value as its bytes in the matrices' dtype: the op's static argument.
 
     Not a Python number: ``0.0 == 0j`` (and hashes alike), so a program compiled for a
@@ -318,7 +334,7 @@ def _scalar_padding(value: Tensor, ok: bool, message: str, op_name: str) -> byte
     its program would never be reused. ``_padding_value`` reads the bytes back."""
     if not ok:
         raise _iae(message, op_name)
-    return _host(value, "padding_value", op_name).reshape(-1)[:1].tobytes()
+    return value.reshape(-1)[:1].tobytes()
 
 
 def _padding_value(padding: bytes, dtype):
@@ -378,16 +394,10 @@ def _scalar(v):
 
 def _count(v, what: str, op_name: str) -> int:
     """``num_rows`` / ``num_cols``: an int32 scalar."""
-    if _is_tensor(v):
-        v = to_tensor(v)
-        if v._v.dtype != np.int32:
-            index = 2 if what == "num_rows" else 3
-            raise dtype_mismatch(op_name, index, np.dtype(np.int32), v._v.dtype)
-    else:
-        v = _converted(v, dtypes.int32)
-    if v._v.ndim != 0:
+    n = _host_arg(v, _INT32, what, op_name, 2 if what == "num_rows" else 3)
+    if n.ndim != 0:
         raise _iae(f"{what} must be a scalar", op_name)
-    return int(_host(v, what, op_name))
+    return int(n)
 
 
 _DIAG_SIGNATURE = "diagonal:T, k:int32, num_rows:int32, num_cols:int32, padding_value:T -> output:T"
@@ -423,7 +433,7 @@ def diag(
     lower, upper = _diag_range(k, op)
     rows, cols = _count(num_rows, "num_rows", op), _count(num_cols, "num_cols", op)
     _check_align(align, op, _DIAG_SIGNATURE)
-    padding = _scalar_padding(pad, pad._v.ndim == 0, "padding_value must be a scalar", op)
+    padding = _scalar_padding(pad, pad.ndim == 0, "padding_value must be a scalar", op)
     shape = d._v.shape
     if d._v.ndim < 1:
         raise _iae(f"diagonal must be at least 1-dim, received shape: [{_dims(shape)}]", op)
@@ -520,7 +530,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     x, pad = _padding(padding_value, input, op, 2)
     lower, upper = _diag_range(k, op)
     _check_align(align, op, "input:T, k:int32, padding_value:T -> diagonal:T")
-    padding = _scalar_padding(pad, pad._v.size == 1, "Padding must be scalar.", op)
+    padding = _scalar_padding(pad, pad.size == 1, "Padding must be scalar.", op)
     _at_least_matrix(x, op)
     m, n = x._v.shape[-2:]
     _check_bounds(lower, upper, m, n, op, ".")
@@ -559,7 +569,7 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):  # noqa
                [3, 2]], dtype=int32)
     """
     op = "MatrixSetDiagV3"
-    if _is_tensor(diagonal) and not _is_tensor(input):
+    if is_tensor(diagonal) and not is_tensor(input):
         # TF's eager conversion: the first Tensor among the inputs sets their dtype.
         d = to_tensor(diagonal)
         x = convert_to_tensor(input, dtype=d.dtype)
